@@ -1,0 +1,98 @@
+import type { Engine } from '../src/db/connect.js';
+import type { LoadResult } from './load.js';
+import type { Kind } from './scenarios/api.js';
+import type { DispatchResult } from './scenarios/dispatch.js';
+
+/** The targets (never a failing exit: a miss is printed, the run still succeeds). */
+export const TARGETS = {
+  sqlite: { write: 0.15, trigger: 0.1, dispatchPerSecond: 300 as number | undefined },
+  postgres: { write: 0.05, trigger: 0.04, dispatchPerSecond: undefined as number | undefined },
+  writeP99Ms: 25,
+  dispatchP99Ms: 1000,
+};
+
+export interface Row {
+  name: string;
+  rate: number;
+  p50: number;
+  p99: number;
+  ratio?: number;
+  target: string;
+  verdict: 'PASS' | 'MISS' | '';
+  note?: string;
+}
+
+/** The bare echo: mean over its runs (one between every two scenarios); each scenario's ratio uses its neighbours. */
+export function bareRow(runs: LoadResult[]): Row {
+  const rates = runs.map((r) => r.rps);
+  return {
+    name: 'bare Fastify JSON echo',
+    rate: rates.reduce((a, b) => a + b, 0) / runs.length,
+    p50: runs.reduce((a, r) => a + r.p50, 0) / runs.length,
+    p99: Math.max(...runs.map((r) => r.p99)),
+    ratio: 1,
+    target: '',
+    verdict: '',
+    note: `mean of ${runs.length} runs, ${fmt(Math.min(...rates))} to ${fmt(Math.max(...rates))}`,
+  };
+}
+
+/** `bareRps`: the bare echo measured just before and after this scenario. */
+export function apiRow(engine: Engine, name: string, kind: Kind, result: LoadResult, bareRps: number): Row {
+  const ratio = result.rps / bareRps;
+  const min = TARGETS[engine][kind];
+  const checkP99 = kind === 'write';
+  const ok = ratio >= min && (!checkP99 || result.p99 < TARGETS.writeP99Ms) && result.non2xx === 0 && result.errors === 0;
+  const failures = result.non2xx + result.errors;
+  return {
+    name,
+    rate: result.rps,
+    p50: result.p50,
+    p99: result.p99,
+    ratio,
+    target: `≥${pct(min)}${checkP99 ? `, p99<${TARGETS.writeP99Ms}` : ''}`,
+    verdict: ok ? 'PASS' : 'MISS',
+    note: failures > 0 ? `${failures} failed: ${JSON.stringify(result.statuses)}, ${result.errors} errors` : undefined,
+  };
+}
+
+export function dispatchRow(engine: Engine, result: DispatchResult, paced: boolean): Row {
+  const minRate = TARGETS[engine].dispatchPerSecond;
+  const clean = result.failed === 0 && result.missing === 0;
+  // A burst's latency is its queue (the last of 2,000 waits for the 1,999 before it): the
+  // due-to-delivered target is judged on the paced run, the throughput target on the burst.
+  const target = paced ? `p99<${TARGETS.dispatchP99Ms}` : minRate !== undefined ? `≥${minRate}/s` : '';
+  const ok = paced ? result.p99 < TARGETS.dispatchP99Ms : minRate === undefined || result.perSecond >= minRate;
+  return {
+    name: result.name,
+    rate: result.perSecond,
+    p50: result.p50,
+    p99: result.p99,
+    target,
+    verdict: target === '' && clean ? '' : ok && clean ? 'PASS' : 'MISS',
+    note: `${result.cpuMsPerSend.toFixed(1)} ms CPU per send` + (clean ? '' : `; ${result.failed} not sent, ${result.missing} missing at the sink`),
+  };
+}
+
+export function printTable(title: string, rows: Row[], labels = { rate: 'req/s', latency: 'ms' }): void {
+  const header = ['', labels.rate, `p50 ${labels.latency}`, `p99 ${labels.latency}`, 'vs bare', 'target', ''];
+  const lines = rows.map((r) => [
+    r.name,
+    fmt(r.rate),
+    r.p50.toFixed(1),
+    r.p99.toFixed(1),
+    r.ratio === undefined ? '' : pct(r.ratio),
+    r.target,
+    r.verdict + (r.note ? `  (${r.note})` : ''),
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
+  const row = (cells: string[]) =>
+    cells.map((c, i) => (i === 0 || i >= 5 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ').trimEnd();
+  console.log(`\n${title}`);
+  console.log(row(header));
+  console.log(widths.map((w) => '-'.repeat(w)).join('  '));
+  for (const l of lines) console.log(row(l));
+}
+
+export const fmt = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : '—');
+const pct = (r: number) => `${(r * 100).toFixed(r < 0.1 ? 1 : 0)}%`;

@@ -1,0 +1,156 @@
+/**
+ * `npm run bench`: Herald's public API under autocannon load, and the dispatcher's throughput,
+ * on SQLite and (when DATABASE_URL is set) PostgreSQL. Every API figure is printed beside a bare
+ * Fastify echo measured in the same run, since absolute numbers depend on the machine and on
+ * whatever else runs on it. Targets are printed as PASS/MISS; a miss never fails the run.
+ *
+ *   BENCH_SECONDS         measured seconds per API line (default 5, after 1 s of warm-up)
+ *   BENCH_DISPATCH_SENDS  sends in the dispatch burst (default 2000)
+ *   BENCH_DISPATCH_RATE   sends per second coming due in the paced dispatch run (default: half
+ *                         the burst's throughput, at most 200, so that it measures latency, not a queue)
+ *   BENCH_ONLY            run only the lines whose name contains one of these comma-separated
+ *                         words (e.g. `leads,dispatch`; for profiling with node --cpu-prof)
+ *   BENCH_ROLE            role of the Herald under HTTP load: api (default; the API process of a
+ *                         scale-out, no dispatcher competing for the CPU) or all (npm start)
+ *   BENCH_SMTP_CONNECTIONS  SMTP pool size for the dispatch runs (default: Herald's, 5); set through
+ *                         SMTP_URL's `?maxConnections=`, which nodemailer reads and operators can use too
+ *   BENCH_ENGINES         only these engines (e.g. `postgres`); default sqlite, and postgres when
+ *                         DATABASE_URL is set
+ *   DATABASE_URL          also run on this PostgreSQL (a database of its own: the dispatch
+ *                         worker claims every due send in it)
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import { loadConfig } from '../src/config.js';
+import type { Engine } from '../src/db/connect.js';
+import { startHerald, type Role } from '../src/herald.js';
+import { createLogger } from '../src/http/logger.js';
+import { startBare } from './bare.js';
+import { makeFixtures } from './fixtures.js';
+import { load } from './load.js';
+import { apiRow, bareRow, dispatchRow, printTable, type Row } from './report.js';
+import { apiScenarios, BARE_BODY, type ApiScenario } from './scenarios/api.js';
+import { benchDispatch, clearForDispatch } from './scenarios/dispatch.js';
+import { startSinkProcess, type SinkProcess } from './sink.js';
+
+const SECONDS = whole('BENCH_SECONDS', 5);
+const BURST = whole('BENCH_DISPATCH_SENDS', 2000);
+const RATE = process.env.BENCH_DISPATCH_RATE ? whole('BENCH_DISPATCH_RATE', 200) : undefined;
+const ROLE: Role = process.env.BENCH_ROLE === 'all' ? 'all' : 'api';
+const SMTP_CONNECTIONS = process.env.BENCH_SMTP_CONNECTIONS ? whole('BENCH_SMTP_CONNECTIONS', 5) : undefined;
+const WARMUP_SECONDS = 1;
+const CONNECTIONS = 10;
+const CONTACTS = 1000;
+const RATE_LIMIT = '1000000';
+const ONLY = (process.env.BENCH_ONLY ?? '').split(',').map((w) => w.trim()).filter(Boolean);
+const selected = (name: string) => ONLY.length === 0 || ONLY.some((w) => name.includes(w));
+
+function whole(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a whole number of 1 or more, got '${raw}'`);
+  return value;
+}
+
+async function benchEngine(engine: Engine, sink: SinkProcess): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'herald-bench-'));
+  const config = loadConfig({
+    DATA_DIR: dataDir,
+    DATABASE_URL: engine === 'postgres' ? process.env.DATABASE_URL : '',
+    HERALD_SECRET: randomBytes(32).toString('base64url'),
+    HOST: '127.0.0.1',
+    PORT: '0',
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_PER_SECOND: RATE_LIMIT,
+    RATE_LIMIT_BURST: RATE_LIMIT,
+    SMTP_URL: SMTP_CONNECTIONS === undefined ? sink.url : `${sink.url}/?maxConnections=${SMTP_CONNECTIONS}`,
+  });
+  const logger = createLogger(config.logLevel);
+  const started = Date.now();
+  try {
+    const herald = await startHerald({ config, logger, role: ROLE, listen: true });
+    const fixtures = await makeFixtures(herald.db, config, CONTACTS);
+    const scenarios = apiScenarios(fixtures).filter((s) => selected(s.name));
+    if (scenarios.length > 0) {
+      const { port } = herald.app!.server.address() as AddressInfo;
+      const rows = await benchApi(engine, logger, `http://127.0.0.1:${port}`, fixtures.key, scenarios);
+      printTable(`${engine}: HTTP API, ${CONNECTIONS} connections, ${SECONDS} s each`, rows);
+    }
+    const blocked = await clearForDispatch(herald.db, fixtures.accountId);
+    await herald.close();
+    if (!selected('dispatch')) {
+      // left out by BENCH_ONLY
+    } else if (blocked) {
+      console.log(`\n${engine}: dispatch not measured: ${blocked}`);
+    } else {
+      const dispatch = await benchDispatch({ config, logger, fixtures, sink, burst: BURST, rate: RATE, seconds: SECONDS });
+      printTable(
+        `${engine}: dispatcher (role worker; SMTP sink in a child process, ${SMTP_CONNECTIONS ?? '5 (default)'} pooled connections); latency = sent_at − due_at`,
+        dispatch.map((d, i) => dispatchRow(engine, d, i === 1)),
+        { rate: 'sends/s', latency: 'ms' },
+      );
+    }
+    console.log(`(${engine} took ${((Date.now() - started) / 1000).toFixed(0)} s; ${machineLoad()})`);
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Machines shared with other work drift by several times within a minute, so the bare echo runs
+ * between every two scenarios (half as long) and each scenario is compared with the mean of the
+ * bare runs just before and just after it.
+ */
+async function benchApi(engine: Engine, logger: Logger, heraldUrl: string, key: string, scenarios: ApiScenario[]): Promise<Row[]> {
+  const bare = await startBare(logger);
+  const run = (baseUrl: string, path: string, body: () => unknown, seconds: number, headers?: Record<string, string>) =>
+    load({ baseUrl, path, body, headers, seconds, connections: CONNECTIONS, warmupSeconds: WARMUP_SECONDS });
+  const runBare = () => run(bare.baseUrl, '/echo', () => BARE_BODY, Math.max(1, Math.round(SECONDS / 2)));
+  try {
+    const bares = [await runBare()];
+    const rows: Row[] = [];
+    for (const scenario of scenarios) {
+      const result = await run(heraldUrl, scenario.path, scenario.body, SECONDS, { 'x-service-api-key': key });
+      bares.push(await runBare());
+      const reference = (bares[bares.length - 2]!.rps + bares[bares.length - 1]!.rps) / 2;
+      rows.push(apiRow(engine, scenario.name, scenario.kind, result, reference));
+    }
+    return [bareRow(bares), ...rows];
+  } finally {
+    await bare.close();
+  }
+}
+
+/** Load average, and on Linux the share of the last minute that runnable tasks waited for a CPU. */
+function machineLoad(): string {
+  let pressure = '';
+  try {
+    const some = /some avg10=[\d.]+ avg60=([\d.]+)/.exec(readFileSync('/proc/pressure/cpu', 'utf8'));
+    if (some) pressure = `, CPU pressure ${Math.round(Number(some[1]))}% (time tasks waited for a core, last minute)`;
+  } catch {
+    // not Linux, or no PSI
+  }
+  return `load average ${loadavg()[0]!.toFixed(1)}${pressure}`;
+}
+
+const cpuList = cpus();
+console.log(`Herald benchmarks: Node ${process.version}, ${cpuList.length} cores (${cpuList[0]?.model.trim() ?? 'unknown'}), ${machineLoad()}`);
+console.log(`autocannon on loopback, ${CONNECTIONS} connections, ${SECONDS} s per line after ${WARMUP_SECONDS} s warm-up; Herald and the bare app run in this process.`);
+console.log(
+  `Herald: startHerald role ${ROLE}, LOG_LEVEL=warn, RATE_LIMIT_PER_SECOND=RATE_LIMIT_BURST=${RATE_LIMIT} (the per-key limit would otherwise cap the load), ` +
+    `fresh account, ${CONTACTS} contacts, temp DATA_DIR.`,
+);
+const engines = (process.env.DATABASE_URL ? (['sqlite', 'postgres'] as Engine[]) : (['sqlite'] as Engine[])).filter(
+  (e) => !process.env.BENCH_ENGINES || process.env.BENCH_ENGINES.split(',').includes(e),
+);
+const sink = await startSinkProcess();
+try {
+  for (const engine of engines) await benchEngine(engine, sink);
+} finally {
+  await sink.stop();
+}

@@ -1,0 +1,50 @@
+import { Link } from 'react-router';
+import { PageHeader } from '../components/PageHeader';
+import { EmptyState, ErrorState, Loading } from '../components/States';
+import { Table } from '../components/Table';
+import { formatDate } from '../format';
+import { useApi } from '../hooks';
+import type { Segment } from '../types';
+import { describeCriteria } from './segment/criteria';
+
+export function SegmentsPage() {
+  const segments = useApi<{ items: Segment[] }>('/segments');
+  const items = segments.data?.items ?? [];
+  const newButton = (
+    <Link to="/segments/new" className="button button--primary">
+      New segment
+    </Link>
+  );
+  return (
+    <>
+      <PageHeader title="Segments" description="Groups of contacts by what they did (events), their tags and their field values." actions={items.length > 0 && newButton} />
+      {segments.error ? (
+        <ErrorState error={segments.error} onRetry={segments.reload} />
+      ) : !segments.data ? (
+        <Loading />
+      ) : items.length === 0 ? (
+        <EmptyState title="No segments yet" action={newButton}>
+          <p>For example: contacts with a “purchase” event in the last 30 days whose metadata “plan” is “pro”, tagged “newsletter”.</p>
+        </EmptyState>
+      ) : (
+        <Table
+          caption="Segments"
+          rows={items}
+          rowKey={(s) => s.id}
+          columns={[
+            {
+              header: 'Name',
+              cell: (s) => (
+                <Link to={`/segments/${encodeURIComponent(s.id)}`} className="strong-link">
+                  {s.name}
+                </Link>
+              ),
+            },
+            { header: 'Contacts who have', cell: (s) => <span className="muted">{describeCriteria(s.criteria)}</span> },
+            { header: 'Created', className: 'nowrap', cell: (s) => formatDate(s.createdAt) },
+          ]}
+        />
+      )}
+    </>
+  );
+}

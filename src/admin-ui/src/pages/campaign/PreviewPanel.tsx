@@ -1,0 +1,134 @@
+import { useState } from 'react';
+import { Link } from 'react-router';
+import { api, ApiError, errorMessage } from '../../api';
+import { ContactPicker } from '../../components/ContactPicker';
+import type { ContactSummary, EmailPreview, WhatsappPreview } from '../../types';
+import { contentOf, type CampaignForm } from './model';
+
+type Result = { kind: 'email'; preview: EmailPreview } | { kind: 'whatsapp'; preview: WhatsappPreview };
+
+/**
+ * Renders the message (with the unsaved edits) for a chosen contact, and sends a real test
+ * message of the saved campaign to that contact.
+ */
+export function PreviewPanel({ campaignId, form, dirty }: { campaignId: string | undefined; form: CampaignForm; dirty: boolean }) {
+  const [contact, setContact] = useState<ContactSummary | null>(null);
+  const [result, setResult] = useState<Result | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState<'preview' | 'test' | null>(null);
+  const [testSent, setTestSent] = useState<string | null>(null);
+
+  if (!campaignId) {
+    return (
+      <section className="card preview" aria-labelledby="preview-title">
+        <h2 id="preview-title">Preview</h2>
+        <p className="muted">Save the campaign to preview its message for a contact and send a test.</p>
+      </section>
+    );
+  }
+
+  const preview = async () => {
+    if (!contact) return;
+    setBusy('preview');
+    setError(null);
+    setTestSent(null);
+    try {
+      const answer = await api.post<EmailPreview | WhatsappPreview>(`/campaigns/${encodeURIComponent(campaignId)}/preview`, { contactId: contact.id, campaign: contentOf(form) });
+      setResult(form.channel === 'email' ? { kind: 'email', preview: answer as EmailPreview } : { kind: 'whatsapp', preview: answer as WhatsappPreview });
+    } catch (err) {
+      setError(err);
+      setResult(null);
+    } finally {
+      setBusy(null);
+    }
+  };
+
+  const testSend = async () => {
+    if (!contact) return;
+    setBusy('test');
+    setError(null);
+    setTestSent(null);
+    try {
+      const answer = await api.post<{ sendId: string }>(`/campaigns/${encodeURIComponent(campaignId)}/test-send`, { contactId: contact.id });
+      setTestSent(answer.sendId);
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(null);
+    }
+  };
+
+  const problems = error instanceof ApiError ? error.details : [];
+  return (
+    <section className="card preview" aria-labelledby="preview-title">
+      <h2 id="preview-title">Preview and test</h2>
+      <ContactPicker label="Preview for contact" value={contact} onChange={(c) => { setContact(c); setResult(null); }} />
+      <div className="form-actions">
+        <button type="button" className="button" onClick={preview} disabled={!contact || busy !== null}>
+          {busy === 'preview' ? 'Rendering…' : 'Preview'}
+        </button>
+        <button type="button" className="button" onClick={testSend} disabled={!contact || busy !== null}>
+          {busy === 'test' ? 'Sending…' : 'Send test'}
+        </button>
+      </div>
+      {dirty && <p className="field__hint">The preview shows your unsaved edits; a test send uses the saved campaign.</p>}
+      {error !== null && (
+        <div className="alert alert--error" role="alert">
+          <strong>{errorMessage(error)}</strong>
+          {problems.length > 0 && (
+            <ul>
+              {problems.map((p) => (
+                <li key={p.path + p.message}>
+                  <code>{p.path.replace(/^\/campaign/, '')}</code>: {p.message}
+                </li>
+              ))}
+            </ul>
+          )}
+        </div>
+      )}
+      {testSent && (
+        <p className="alert alert--success" role="status">
+          Test message queued ({testSent}). Without an SMTP server it lands in the <Link to={`/outbox?campaignId=${encodeURIComponent(campaignId)}`}>outbox</Link>.
+        </p>
+      )}
+      <div aria-live="polite">
+        {result?.kind === 'email' && (
+          <div className="rendered" aria-label="Rendered email">
+            <dl className="rendered__head">
+              <dt>To</dt>
+              <dd>{contact?.email ?? contact?.name}</dd>
+              <dt>Subject</dt>
+              <dd className="rendered__subject">{result.preview.subject}</dd>
+            </dl>
+            {result.preview.html ? (
+              <iframe title="Rendered HTML preview" className="rendered__frame" sandbox="" srcDoc={result.preview.html} />
+            ) : (
+              <p className="muted">No HTML part.</p>
+            )}
+            {result.preview.text && (
+              <details>
+                <summary>Plain-text part</summary>
+                <pre className="rendered__text">{result.preview.text}</pre>
+              </details>
+            )}
+          </div>
+        )}
+        {result?.kind === 'whatsapp' && (
+          <div className="rendered" aria-label="Rendered WhatsApp message">
+            <dl className="rendered__head">
+              <dt>Template</dt>
+              <dd>
+                <code>{result.preview.template}</code> ({result.preview.language})
+              </dd>
+            </dl>
+            <ol className="rendered__params">
+              {result.preview.params.map((p, i) => (
+                <li key={i}>{p}</li>
+              ))}
+            </ol>
+          </div>
+        )}
+      </div>
+    </section>
+  );
+}

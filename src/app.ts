@@ -1,0 +1,71 @@
+import { randomUUID } from 'node:crypto';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Logger } from 'pino';
+import type { Config } from './config.js';
+import { VERSION } from './version.js';
+import type { Db } from './db/connect.js';
+import { createAuthHook } from './http/auth.js';
+import { frameworkErrors, installErrorHandling } from './http/error-handler.js';
+import { createLogger } from './http/logger.js';
+import { registerOpenApi } from './http/openapi.js';
+import { contactRoutes } from './modules/contacts/contacts.routes.js';
+import { eventRoutes } from './modules/events/events.routes.js';
+import { unsubscribeRoutes } from './modules/unsubscribe/unsubscribe.routes.js';
+import { sendRoutes } from './modules/sends/sends.routes.js';
+import { registerAdminPanel } from './modules/admin/admin-static.js';
+import { adminApi } from './modules/admin/admin-api.js';
+import { trackingRoutes } from './modules/tracking/tracking.routes.js';
+import { MAX_TOKEN_LENGTH } from './modules/tracking/tracking-token.js';
+import { whatsappRoutes } from './modules/whatsapp/whatsapp.routes.js';
+
+export interface AppDeps {
+  config: Config;
+  db: Db;
+  logger?: Logger;
+  /** Wakes the dispatcher when a trigger queues a send (absent: the dispatcher polls). */
+  wakeup?: (dueAt: number) => void;
+}
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+/** Builds the whole HTTP application; never listens (tests call app.inject()). */
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: (deps.logger ?? createLogger(deps.config.logLevel)) as FastifyBaseLogger,
+    genReqId: () => randomUUID(),
+    // Ids are always ours: a client-sent x-request-id is not trusted into the logs.
+    requestIdHeader: false,
+    logController: new LogController({ requestIdLogLabel: 'requestId' }),
+    frameworkErrors,
+    bodyLimit: MAX_BODY_BYTES,
+    // Click tokens carry their target address: path parameters must fit the longest one.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_TOKEN_LENGTH },
+    ajv: {
+      // Members have exactly the JSON types of the spec: nothing is coerced or dropped silently.
+      customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: true },
+    },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  // Only JSON bodies are accepted: other content types answer 415.
+  app.removeContentTypeParser('text/plain');
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  installErrorHandling(app);
+  await registerOpenApi(app, VERSION);
+
+  // Key check (and rate limit) runs before the body is read, on every route that names a scope.
+  app.addHook('onRequest', createAuthHook(deps.db, { perSecond: deps.config.rateLimitPerSecond, burst: deps.config.rateLimitBurst }));
+
+  await app.register(contactRoutes(deps));
+  await app.register(eventRoutes(deps));
+  await app.register(unsubscribeRoutes(deps));
+  await app.register(trackingRoutes(deps));
+  await app.register(whatsappRoutes(deps));
+  await app.register(sendRoutes(deps));
+  // The panel's JSON API: session cookie, CSRF and roles instead of API keys (its own onRequest hook).
+  await app.register(adminApi(deps), { prefix: '/admin/api' });
+  await registerAdminPanel(app);
+  return app;
+}

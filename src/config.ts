@@ -1,0 +1,86 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+/** Everything Herald reads from its environment, parsed once at boot (interfaces.md). */
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly dataDir: string;
+  /** postgres://... when set; otherwise the embedded SQLite file in dataDir. */
+  readonly databaseUrl: string | undefined;
+  /** Master secret: encrypts stored API keys, signs tracking and unsubscribe links. */
+  readonly secret: string;
+  readonly publicUrl: string;
+  readonly smtpUrl: string | undefined;
+  readonly whatsappApiUrl: string;
+  readonly webhookAllowPrivate: boolean;
+  readonly rateLimitPerSecond: number;
+  readonly rateLimitBurst: number;
+  readonly logLevel: string;
+  /** How long a claimed send belongs to its worker; after that another worker retries it. */
+  readonly sendLeaseSeconds: number;
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+export function loadConfig(env: Env = process.env): Config {
+  const port = intVar(env, 'PORT', 3000, 0, 65535);
+  const host = env.HOST || '127.0.0.1';
+  const dataDir = resolve(env.DATA_DIR || './data');
+  const databaseUrl = env.DATABASE_URL || undefined;
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError('DATABASE_URL must start with postgres:// or postgresql://');
+  }
+  return Object.freeze({
+    port,
+    host,
+    dataDir,
+    databaseUrl,
+    secret: env.HERALD_SECRET || readOrCreateSecret(dataDir),
+    publicUrl: (env.PUBLIC_URL || `http://${host}:${port}`).replace(/\/+$/, ''),
+    smtpUrl: env.SMTP_URL || undefined,
+    whatsappApiUrl: (env.WHATSAPP_API_URL || 'https://graph.facebook.com/v21.0').replace(/\/+$/, ''),
+    webhookAllowPrivate: boolVar(env, 'WEBHOOK_ALLOW_PRIVATE', false),
+    rateLimitPerSecond: intVar(env, 'RATE_LIMIT_PER_SECOND', 50, 1, 1_000_000),
+    rateLimitBurst: intVar(env, 'RATE_LIMIT_BURST', 100, 1, 1_000_000),
+    logLevel: env.LOG_LEVEL || 'info',
+    sendLeaseSeconds: intVar(env, 'SEND_LEASE_SECONDS', 120, 1, 86_400),
+  });
+}
+
+/** The generated secret lives beside the database so restarts keep signed links and stored keys valid. */
+function readOrCreateSecret(dataDir: string): string {
+  const file = join(dataDir, 'secret');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  mkdirSync(dataDir, { recursive: true });
+  const secret = randomBytes(32).toString('base64url');
+  try {
+    writeFileSync(file, secret + '\n', { mode: 0o600, flag: 'wx' });
+  } catch (err) {
+    // Another process (CLI beside the server) created it first: use theirs.
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    return readFileSync(file, 'utf8').trim();
+  }
+  return secret;
+}
+
+function intVar(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, got '${raw}'`);
+  }
+  return value;
+}
+
+function boolVar(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (raw === 'true' || raw === '1') return true;
+  if (raw === 'false' || raw === '0') return false;
+  throw new ConfigError(`${name} must be true or false, got '${raw}'`);
+}

@@ -1,0 +1,84 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect, type SqliteDatabase as SqliteDatabaseLike } from 'kysely';
+import pg from 'pg';
+import type { Config } from '../config.js';
+import { migrateToLatest } from './migrate.js';
+import type { Database } from './schema.js';
+
+export type Engine = 'sqlite' | 'postgres';
+
+export interface Db {
+  readonly kysely: Kysely<Database>;
+  readonly engine: Engine;
+  close(): Promise<void>;
+}
+
+// int8 (bigint) columns hold epoch milliseconds and counts: well inside Number's safe range.
+pg.types.setTypeParser(20, (value: string) => Number(value));
+// numeric (from SUM/AVG over integers) likewise.
+pg.types.setTypeParser(1700, (value: string) => Number(value));
+
+/** Opens the configured database and brings its schema up to date. */
+export async function openDatabase(
+  config: Pick<Config, 'databaseUrl' | 'dataDir'>,
+  options: { poolSize?: number } = {},
+): Promise<Db> {
+  const db = config.databaseUrl
+    ? openPostgres(config.databaseUrl, options.poolSize ?? 10)
+    : openSqlite(config.dataDir);
+  try {
+    await migrateToLatest(db.kysely);
+  } catch (err) {
+    await db.close();
+    throw err;
+  }
+  return db;
+}
+
+function openSqlite(dataDir: string): Db {
+  mkdirSync(dataDir, { recursive: true });
+  const file = new SqliteDatabase(join(dataDir, 'herald.db'));
+  // WAL + full sync: an accepted write survives a power cut. The busy timeout lets the CLI
+  // and the server share the file, each waiting for the other's short transactions.
+  file.pragma('journal_mode = WAL');
+  file.pragma('synchronous = FULL');
+  file.pragma('busy_timeout = 5000');
+  file.pragma('foreign_keys = ON');
+  const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(file) }) });
+  return { kysely, engine: 'sqlite', close: () => kysely.destroy() };
+}
+
+/** Distinct statement texts kept prepared (IN lists and multi-row inserts vary in length). */
+const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * Kysely's SQLite driver prepares every statement again on every call; preparing costs about
+ * as much as running a small indexed statement. Statements are kept by their text (least
+ * recently used dropped first). Reusing one is safe: Kysely runs one query at a time on the
+ * single connection, and SQLite re-prepares a statement by itself after a schema change.
+ */
+function withStatementCache(file: SqliteDatabase.Database): SqliteDatabaseLike {
+  const cache = new Map<string, SqliteDatabase.Statement>();
+  return {
+    close: () => file.close(),
+    prepare(text: string) {
+      let statement = cache.get(text);
+      if (statement) {
+        cache.delete(text);
+      } else {
+        statement = file.prepare(text);
+        if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+      }
+      cache.set(text, statement);
+      return statement;
+    },
+  };
+}
+
+function openPostgres(url: string, poolSize: number): Db {
+  const pool = new pg.Pool({ connectionString: url, max: poolSize });
+  const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return { kysely, engine: 'postgres', close: () => kysely.destroy() };
+}

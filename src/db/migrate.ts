@@ -1,0 +1,28 @@
+import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import * as foundation from './migrations/0001_foundation.js';
+import * as campaigns from './migrations/0002_campaigns.js';
+import * as engagement from './migrations/0003_engagement.js';
+import * as admin from './migrations/0004_admin.js';
+import * as whatsappCallbacks from './migrations/0005_whatsapp_callbacks.js';
+import * as adminIndexes from './migrations/0006_admin_indexes.js';
+
+/** Migrations are listed in code, so the compiled build and the test runner find the same set. */
+const MIGRATIONS: Record<string, Migration> = {
+  '0001_foundation': foundation,
+  '0002_campaigns': campaigns,
+  '0003_engagement': engagement,
+  '0004_admin': admin,
+  '0005_whatsapp_callbacks': whatsappCallbacks,
+  '0006_admin_indexes': adminIndexes,
+};
+
+const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
+
+/** Idempotent and safe to run from several processes at once (Kysely takes a lock). */
+export async function migrateToLatest(db: Kysely<any>): Promise<void> {
+  const { error, results } = await new Migrator({ db, provider }).migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error');
+    throw new Error(`database migration ${failed?.migrationName ?? ''} failed: ${String(error)}`, { cause: error });
+  }
+}

@@ -1,0 +1,158 @@
+import { sql, type Kysely } from 'kysely';
+import type { Db } from './connect.js';
+import type { Database } from './schema.js';
+
+/** A Kysely bound to one connection inside an open transaction. */
+export type Tx = Kysely<Database>;
+
+/**
+ * Runs fn in one transaction. On SQLite it begins IMMEDIATE: the write lock is taken up front,
+ * so another process writing the same file makes us wait (busy timeout) rather than fail
+ * half-way when a read transaction tries to upgrade.
+ *
+ * On SQLite, transactions requested at the same time share one commit (see CommitGroup): with
+ * synchronous=FULL every commit is an fsync, which costs more than the rest of a request.
+ */
+export async function inTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  if (db.engine === 'sqlite') return commitGroupOf(db).run(fn);
+  return db.kysely.connection().execute(async (conn) => {
+    await sql.raw('begin').execute(conn);
+    let result: T;
+    try {
+      result = await fn(conn);
+    } catch (err) {
+      await sql.raw('rollback').execute(conn);
+      throw err;
+    }
+    await sql.raw('commit').execute(conn);
+    return result;
+  });
+}
+
+/** Most transactions one commit carries: bounds how long the write lock is held. */
+const MAX_GROUP = 64;
+
+interface Job {
+  fn: (tx: Tx) => Promise<unknown>;
+  resolve: (value: unknown) => void;
+  reject: (err: unknown) => void;
+}
+
+/**
+ * Group commit for SQLite. The transactions requested during one turn of the event loop run
+ * one after the other inside ONE `begin immediate ... commit`, each in its own savepoint, and
+ * every caller is answered only after that commit: so N concurrent requests cost one fsync,
+ * not N, and nothing is acknowledged before it is durable.
+ *
+ * Each transaction behaves as if it had its own: SQLite transactions are serial anyway (one
+ * connection, one writer), one that throws is rolled back to its savepoint alone and its caller
+ * gets the error, the others commit. If SQLite abandons the whole transaction (an I/O error, a
+ * failed commit), every caller in the group gets the error, as none of them was acknowledged.
+ */
+class CommitGroup {
+  private readonly queue: Job[] = [];
+  private scheduled = false;
+
+  constructor(private readonly db: Db) {}
+
+  run<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ fn, resolve: resolve as (value: unknown) => void, reject });
+      this.schedule();
+    });
+  }
+
+  /**
+   * setImmediate runs after the poll phase: every request whose bytes arrived in this turn has
+   * reached its transaction by then and joins the group. A lone request waits for nothing.
+   */
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      void this.db.kysely
+        .connection()
+        .execute((conn) => this.commitGroup(conn))
+        .catch((err: unknown) => {
+          // Could not even get the connection (database closed): fail whoever waits.
+          for (const job of this.queue.splice(0)) job.reject(err);
+        })
+        .finally(() => {
+          this.scheduled = false;
+          if (this.queue.length > 0) this.schedule();
+        });
+    });
+  }
+
+  private async commitGroup(conn: Tx): Promise<void> {
+    const jobs = this.queue.splice(0, MAX_GROUP);
+    const succeeded: { job: Job; result: unknown }[] = [];
+    try {
+      await sql.raw('begin immediate').execute(conn);
+    } catch (err) {
+      for (const job of jobs) job.reject(err);
+      return;
+    }
+    for (const job of jobs) {
+      await sql.raw('savepoint herald_tx').execute(conn);
+      try {
+        const result = await job.fn(conn);
+        await sql.raw('release herald_tx').execute(conn);
+        succeeded.push({ job, result });
+      } catch (err) {
+        try {
+          await sql.raw('rollback to herald_tx').execute(conn);
+          await sql.raw('release herald_tx').execute(conn);
+        } catch {
+          // SQLite rolled the whole transaction back (I/O error, out of memory): the group is lost.
+          await sql.raw('rollback').execute(conn).catch(() => undefined);
+          job.reject(err);
+          for (const done of succeeded) done.job.reject(err);
+          // Those not run yet go first in the next group.
+          this.queue.unshift(...jobs.slice(jobs.indexOf(job) + 1));
+          return;
+        }
+        job.reject(err);
+      }
+    }
+    try {
+      await sql.raw('commit').execute(conn);
+    } catch (err) {
+      await sql.raw('rollback').execute(conn).catch(() => undefined);
+      for (const done of succeeded) done.job.reject(err);
+      return;
+    }
+    for (const done of succeeded) done.job.resolve(done.result);
+  }
+}
+
+const groups = new WeakMap<Db, CommitGroup>();
+
+function commitGroupOf(db: Db): CommitGroup {
+  let group = groups.get(db);
+  if (!group) {
+    group = new CommitGroup(db);
+    groups.set(db, group);
+  }
+  return group;
+}
+
+/** True for a unique or primary-key violation on either engine. */
+export function isUniqueViolation(err: unknown): boolean {
+  const e = err as { code?: string } | null;
+  return e?.code === '23505' || e?.code === 'SQLITE_CONSTRAINT_UNIQUE' || e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}
+
+/**
+ * Runs a transaction again when it lost a race on a unique constraint (two concurrent creates
+ * of the same new contact): the retry sees the winner's row and takes the update path.
+ */
+export async function withUniqueRetry<T>(fn: () => Promise<T>, attempts = 5): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (attempt >= attempts || !isUniqueViolation(err)) throw err;
+    }
+  }
+}

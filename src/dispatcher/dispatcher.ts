@@ -1,0 +1,227 @@
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import type { Db } from '../db/connect.js';
+import type { Tx } from '../db/transaction.js';
+import { inTransaction } from '../db/transaction.js';
+import { getWhatsAppCredentials } from '../modules/accounts/whatsapp-credentials.js';
+import type { Campaign } from '../modules/campaigns/campaign.js';
+import { findCampaign } from '../modules/campaigns/campaigns.service.js';
+import { getContactProfile, type ContactProfile } from '../modules/contacts/contacts.service.js';
+import { missingAddressReason, recipientBlock } from '../modules/sends/recipient-rules.js';
+import { isTestSend, primaryAddress } from '../modules/sends/sends.repo.js';
+import { DeliveryError, type Channel } from './channels/channel.js';
+import { claimDueSends, nextDueAt, type ClaimedSend } from './claim.js';
+import { finishUndelivered, recordSent, requeue } from './outcome.js';
+
+export interface DispatcherOptions {
+  db: Db;
+  config: Pick<Config, 'secret'>;
+  logger: Logger;
+  channels: { email: Channel; whatsapp: Channel };
+  /** Runs inside the transaction that marks a send sent (queues its webhooks). */
+  onSentInTx?: (tx: Tx, sent: { send: ClaimedSend; campaign: Campaign; contact: ContactProfile; now: number }) => Promise<void>;
+  /** Runs after that transaction committed (wakes the webhook worker). */
+  afterSent?: (sent: { send: ClaimedSend; campaign: Campaign }) => void;
+  /** A claimed send belongs to this worker for that long; past it another worker retries it. */
+  leaseMs?: number;
+  /** How many sends are in flight at once. */
+  concurrency?: number;
+  /** Longest idle sleep: short when wake-ups cannot reach this process (SQLite, separate worker). */
+  idlePollMs?: number;
+  /** Temporary failures are retried this many times in all, then the send ends in error. */
+  maxAttempts?: number;
+  now?: () => number;
+}
+
+const RETRY_BASE_MS = 5_000;
+const RETRY_CAP_MS = 30 * 60_000;
+
+/** Exponential backoff with jitter: 5 s, 10 s, 20 s ... capped at 30 min. */
+export function retryDelay(attempts: number): number {
+  const base = Math.min(RETRY_CAP_MS, RETRY_BASE_MS * 2 ** Math.max(0, attempts - 1));
+  return Math.round(base * (0.8 + Math.random() * 0.4));
+}
+
+/**
+ * Claims due sends from the database and delivers them. The database is the queue: this
+ * process keeps no state another process needs, so several dispatchers can share one
+ * PostgreSQL. Network calls happen outside any transaction; outcomes are fenced writes.
+ */
+export class Dispatcher {
+  private readonly inflight = new Set<Promise<void>>();
+  private running = false;
+  private stopping = false;
+  private loopDone: Promise<void> | undefined;
+  private wake: (() => void) | undefined;
+  /** Set by notify() or a freed slot while the loop is busy, so the next sleep returns at once. */
+  private woken = false;
+  private readonly leaseMs: number;
+  private readonly concurrency: number;
+  private readonly idlePollMs: number;
+  private readonly maxAttempts: number;
+  private readonly now: () => number;
+
+  constructor(private readonly options: DispatcherOptions) {
+    this.leaseMs = options.leaseMs ?? 120_000;
+    this.concurrency = options.concurrency ?? 32;
+    this.idlePollMs = options.idlePollMs ?? 5_000;
+    this.maxAttempts = options.maxAttempts ?? 10;
+    this.now = options.now ?? Date.now;
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.loopDone = this.loop().catch((err) => this.options.logger.fatal({ err }, 'dispatcher loop stopped'));
+  }
+
+  /** Something is due (at dueAt): look again now rather than at the end of the idle sleep. */
+  notify(_dueAt?: number): void {
+    this.woken = true;
+    this.wake?.();
+  }
+
+  /** Stops claiming, lets in-flight sends finish (up to graceMs), and returns. */
+  async stop(graceMs = 10_000): Promise<void> {
+    this.stopping = true;
+    this.wake?.();
+    await Promise.race([Promise.all([this.loopDone, ...this.inflight]), new Promise((r) => setTimeout(r, graceMs).unref())]);
+    this.running = false;
+  }
+
+  /** Claims one batch and delivers it, waiting for the results (tests and benchmarks). */
+  async runOnce(): Promise<number> {
+    const claimed = await claimDueSends(this.options.db, this.now(), this.leaseMs, this.concurrency);
+    await Promise.all(claimed.map((send) => this.process(send)));
+    return claimed.length;
+  }
+
+  private async loop(): Promise<void> {
+    // Each claim is a write (a commit). Under a backlog every finished send frees one slot, and
+    // claiming per slot would mean one claim per send: wait for a quarter of the slots instead.
+    // With few sends in flight (the usual case) the claim happens at once.
+    const claimBatch = Math.max(1, Math.floor(this.concurrency / 4));
+    while (!this.stopping) {
+      this.woken = false;
+      const free = this.concurrency - this.inflight.size;
+      const capacity = free >= claimBatch || this.inflight.size === 0 ? free : 0;
+      let claimed: ClaimedSend[] = [];
+      if (capacity > 0) {
+        try {
+          claimed = await claimDueSends(this.options.db, this.now(), this.leaseMs, capacity);
+        } catch (err) {
+          this.options.logger.error({ err }, 'claiming sends failed');
+        }
+        for (const send of claimed) this.track(this.process(send));
+      }
+      if (this.stopping) break;
+      // A full batch means more may be due: go again at once.
+      if (capacity > 0 && claimed.length === capacity) continue;
+      await this.sleep(capacity > 0);
+    }
+  }
+
+  private track(work: Promise<void>): void {
+    this.inflight.add(work);
+    void work.finally(() => {
+      this.inflight.delete(work);
+      // A slot opened: the loop may have been waiting for one.
+      this.woken = true;
+      this.wake?.();
+    });
+  }
+
+  /** Sleeps until the next due send, a notify(), a freed slot, or the idle poll, whichever comes first. */
+  private async sleep(lookAhead: boolean): Promise<void> {
+    let wait = this.idlePollMs;
+    if (lookAhead) {
+      try {
+        const next = await nextDueAt(this.options.db);
+        // +1 ms: the claim compares due_at <= now, so never wake a hair early.
+        if (next !== undefined) wait = Math.min(wait, Math.max(0, next - this.now() + 1));
+      } catch (err) {
+        this.options.logger.error({ err }, 'reading the next due send failed');
+      }
+    }
+    if (wait === 0 || this.stopping || this.woken) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(done, wait);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wake = done;
+    });
+    this.wake = undefined;
+  }
+
+  /** One claimed send: the due-time checks, delivery, and its fenced outcome. Never throws. */
+  private async process(send: ClaimedSend): Promise<void> {
+    const { db, logger } = this.options;
+    try {
+      const ready = await this.checkAtDueTime(send);
+      if (!ready) return;
+      const { campaign, contact, to, test } = ready;
+      const whatsapp = campaign.channel === 'whatsapp' ? await getWhatsAppCredentials(db, this.options.config, send.account_id) : null;
+      const channel = campaign.channel === 'email' ? this.options.channels.email : this.options.channels.whatsapp;
+      const receipt = await channel.deliver({
+        send: { id: send.id, accountId: send.account_id, campaignId: send.campaign_id, contactId: send.contact_id, attempts: send.attempts },
+        campaign,
+        contact,
+        to,
+        account: { id: send.account_id, whatsapp: whatsapp && { phoneNumberId: whatsapp.phoneNumberId, token: whatsapp.token } },
+      });
+      const now = this.now();
+      // A test send reaches the tester, not the customer's systems: no webhooks for it.
+      const onSent = test ? undefined : this.options.onSentInTx;
+      const recorded = await recordSent(db, send, { to, ...receipt }, now, onSent && ((tx) => onSent(tx, { send, campaign, contact, now })));
+      if (recorded) this.options.afterSent?.({ send, campaign });
+      else logger.warn({ sendId: send.id }, 'send delivered after its lease was taken over');
+    } catch (err) {
+      await this.fail(send, err).catch((writeErr) => logger.error({ err: writeErr, sendId: send.id }, 'recording a send failure failed'));
+    }
+  }
+
+  /**
+   * Checks run again when a send comes due (decisions.md): a deactivated campaign ends it in
+   * error, an opt-out in Optout, a receipt meanwhile in Rejected, a missing address in error.
+   * A test send from the admin panel skips the campaign's activation and re-entry rules (it is
+   * how a draft is tried out), never the opt-out.
+   */
+  private async checkAtDueTime(send: ClaimedSend) {
+    const { db } = this.options;
+    const now = this.now();
+    type Verdict = { end: 'error' | 'optout' | 'rejected'; reason: string | null } | { campaign: Campaign; to: string; test: boolean };
+    const verdict = await inTransaction(db, async (tx): Promise<Verdict> => {
+      const [campaign, test] = await Promise.all([findCampaign(tx, send.account_id, send.campaign_id), isTestSend(tx, send.account_id, send.id)]);
+      if (!campaign || (!campaign.active && !test)) return { end: 'error', reason: 'campaign not active' };
+      const blocked = await recipientBlock(tx, campaign, send.contact_id, now, send.id);
+      if (blocked && !(test && blocked === 'rejected')) return { end: blocked, reason: null };
+      const to = await primaryAddress(tx, send.account_id, send.contact_id, campaign.channel);
+      if (!to) return { end: 'error', reason: missingAddressReason(campaign.channel) };
+      return { campaign, to, test };
+    });
+    if ('end' in verdict) {
+      await finishUndelivered(db, send, verdict.end, verdict.reason, now);
+      return undefined;
+    }
+    const contact = await getContactProfile(db, send.account_id, { id: send.contact_id });
+    if (!contact) {
+      await finishUndelivered(db, send, 'error', 'contact not found', now);
+      return undefined;
+    }
+    return { campaign: verdict.campaign, contact, to: verdict.to, test: verdict.test };
+  }
+
+  private async fail(send: ClaimedSend, err: unknown): Promise<void> {
+    const now = this.now();
+    const temporary = !(err instanceof DeliveryError) || err.temporary;
+    const reason = err instanceof Error ? err.message : String(err);
+    if (!(err instanceof DeliveryError)) this.options.logger.error({ err, sendId: send.id }, 'send failed unexpectedly');
+    if (temporary && send.attempts < this.maxAttempts) {
+      await requeue(this.options.db, send, reason, now + retryDelay(send.attempts), now);
+    } else {
+      await finishUndelivered(this.options.db, send, 'error', temporary ? `gave up after ${send.attempts} attempts: ${reason}` : reason, now);
+    }
+  }
+}

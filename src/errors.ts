@@ -1,0 +1,74 @@
+/**
+ * Services throw codes, never HTTP statuses; this one table maps each code to the status and
+ * the exact message of service-spec.md / decisions.md.
+ */
+export const ERROR_CODES = {
+  API_KEY_REQUIRED: [401, 'API key is required'],
+  API_KEY_NOT_FOUND: [404, 'API key not found'],
+  API_KEY_INACTIVE: [403, 'API key is not active'],
+  API_KEY_EXPIRED: [403, 'API key has expired'],
+  API_KEY_FORBIDDEN: [403, 'API key does not have the required permissions'],
+  RATE_LIMITED: [429, 'Too Many Requests'],
+  INVALID_JSON: [400, 'Invalid JSON body'],
+  PAYLOAD_TOO_LARGE: [413, 'Payload Too Large'],
+  UNSUPPORTED_MEDIA_TYPE: [415, 'Unsupported Media Type'],
+  VALIDATION: [400, 'Validation Error'],
+  LEAD_OR_TRACKER_REQUIRED: [400, 'leadId or tracker is required'],
+  LEAD_NOT_FOUND: [404, 'Lead not found'],
+  IDENTIFIER_CONFLICT: [409, 'Identifier belongs to another contact'],
+  CAMPAIGN_NOT_FOUND: [404, 'Campaign not found'],
+  CAMPAIGN_NOT_API: [400, 'Campaign is not configured for API triggers'],
+  CAMPAIGN_NOT_ACTIVE: [400, 'Campaign is not active'],
+  ALLOWANCE_EXHAUSTED: [402, 'Monthly send allowance exhausted'],
+  ACCOUNT_NOT_FOUND: [404, 'Account not found'],
+  KEY_NOT_FOUND: [404, 'API key not found'],
+  // Admin panel (docs/admin-api.md).
+  NOT_SIGNED_IN: [401, 'Not signed in'],
+  INVALID_CREDENTIALS: [401, 'Invalid email or password'],
+  CSRF: [403, 'Invalid CSRF token'],
+  ADMIN_ONLY: [403, 'Administrators only'],
+  LOGIN_THROTTLED: [429, 'Too many sign-in attempts'],
+  USER_NOT_FOUND: [404, 'User not found'],
+  SEGMENT_NOT_FOUND: [404, 'Segment not found'],
+  OUTBOX_MESSAGE_NOT_FOUND: [404, 'Message not found'],
+  CONFLICT: [409, 'Conflict'],
+  NOT_FOUND: [404, 'Not Found'],
+  BAD_URL: [400, 'Invalid URL'],
+  METHOD_NOT_ALLOWED: [405, 'Method Not Allowed'],
+  INTERNAL: [500, 'Internal Server Error'],
+} as const satisfies Record<string, readonly [number, string]>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** One item of a Validation Error's `details` (or of a 200 response's `warnings`). */
+export interface Problem {
+  /** JSON pointer to the member at fault, e.g. `/email` or `/fields/2`. */
+  path: string;
+  message: string;
+}
+
+export interface AppErrorOptions {
+  /** For `VALIDATION`: what is wrong and where. */
+  details?: Problem[];
+  /** Replaces the table's message where the table's text names a family (CONFLICT, NOT_FOUND). */
+  message?: string;
+  /** Extra response headers, e.g. Retry-After on 429. */
+  headers?: Record<string, string>;
+}
+
+export class AppError extends Error {
+  readonly status: number;
+  readonly details?: Problem[];
+  readonly headers?: Record<string, string>;
+  constructor(readonly code: ErrorCode, options: AppErrorOptions = {}) {
+    super(options.message ?? ERROR_CODES[code][1]);
+    this.status = ERROR_CODES[code][0];
+    this.details = options.details;
+    this.headers = options.headers;
+  }
+}
+
+/** Shorthand for the most common throw: a 400 Validation Error naming one member. */
+export function invalid(path: string, message: string): AppError {
+  return new AppError('VALIDATION', { details: [{ path, message }] });
+}

@@ -1,0 +1,104 @@
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { buildApp } from './app.js';
+import type { Config } from './config.js';
+import { openDatabase, type Db } from './db/connect.js';
+import { createChannels, type Channels } from './dispatcher/channels/index.js';
+import { Dispatcher } from './dispatcher/dispatcher.js';
+import type { Campaign } from './modules/campaigns/campaign.js';
+import { listenThroughDatabase, notifyThroughDatabase, type Listener } from './dispatcher/wakeup.js';
+import { enqueueWebhookDeliveries } from './webhooks/enqueue.js';
+import { WebhookWorker } from './webhooks/worker.js';
+
+/** `api` serves HTTP, `worker` delivers sends and webhooks, `all` (npm start) does both. */
+export type Role = 'api' | 'worker' | 'all';
+export const ROLES: readonly Role[] = ['api', 'worker', 'all'];
+
+export interface Herald {
+  db: Db;
+  app?: FastifyInstance;
+  dispatcher?: Dispatcher;
+  webhooks?: WebhookWorker;
+  /** Stops taking requests, lets in-flight requests and sends finish (10 s at most), closes the database. */
+  close(): Promise<void>;
+}
+
+export interface HeraldOptions {
+  config: Config;
+  logger: Logger;
+  role: Role;
+  /** Listen on config.port/host (false: tests use app.inject()). */
+  listen?: boolean;
+  /** Dispatcher tuning for tests (a short lease to see a crashed worker's sends retried). */
+  dispatcher?: { leaseMs?: number; concurrency?: number };
+}
+
+/** Email campaigns with webhook URLs queue one delivery per URL when a send goes out. */
+const queuesWebhooks = (campaign: Campaign) => campaign.channel === 'email' && campaign.webhooks.length > 0;
+
+/** Assembles one Herald process for its role. */
+export async function startHerald(options: HeraldOptions): Promise<Herald> {
+  const { config, logger, role } = options;
+  const db = await openDatabase(config);
+  const worksSends = role !== 'api';
+  const servesHttp = role !== 'worker';
+
+  let channels: Channels | undefined;
+  let webhooks: WebhookWorker | undefined;
+  let dispatcher: Dispatcher | undefined;
+  let listener: Listener | undefined;
+  if (worksSends) {
+    channels = createChannels(config, db, logger);
+    webhooks = new WebhookWorker({ db, config, logger: logger.child({ component: 'webhooks' }) });
+    const worker = webhooks;
+    const wakeableFromElsewhere = db.engine === 'postgres' && config.databaseUrl !== undefined;
+    dispatcher = new Dispatcher({
+      db,
+      config,
+      logger: logger.child({ component: 'dispatcher' }),
+      channels,
+      leaseMs: options.dispatcher?.leaseMs ?? config.sendLeaseSeconds * 1000,
+      concurrency: options.dispatcher?.concurrency,
+      // Alone on SQLite nothing can wake us from another process: look often (cheap indexed query).
+      idlePollMs: role === 'worker' && !wakeableFromElsewhere ? 200 : 5_000,
+      onSentInTx: async (tx, { send, campaign, contact, now }) => {
+        if (!queuesWebhooks(campaign)) return;
+        await enqueueWebhookDeliveries(tx, { accountId: send.account_id, campaignId: campaign.id, sendId: send.id, urls: campaign.webhooks, contact, now });
+      },
+      // Only a send that queued deliveries gives the webhook worker something to do (waking it
+      // costs a claim query on every send otherwise).
+      afterSent: ({ campaign }) => {
+        if (queuesWebhooks(campaign)) worker.notify();
+      },
+    });
+    if (role === 'worker' && wakeableFromElsewhere) {
+      const target = dispatcher;
+      listener = listenThroughDatabase(config.databaseUrl!, () => target.notify(), logger);
+    }
+  }
+
+  let app: FastifyInstance | undefined;
+  if (servesHttp) {
+    const target = dispatcher;
+    const wakeup = target ? (dueAt: number) => target.notify(dueAt) : db.engine === 'postgres' ? notifyThroughDatabase(db, logger) : undefined;
+    app = await buildApp({ config, db, logger, wakeup });
+    if (options.listen) await app.listen({ port: config.port, host: config.host });
+    else await app.ready();
+  }
+
+  dispatcher?.start();
+  webhooks?.start();
+
+  return {
+    db,
+    app,
+    dispatcher,
+    webhooks,
+    async close() {
+      await app?.close();
+      await Promise.all([dispatcher?.stop(), webhooks?.stop(), listener?.close()]);
+      await channels?.close();
+      await db.close();
+    },
+  };
+}

@@ -1,0 +1,103 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { STATUS_CODES } from 'node:http';
+import { AppError, ERROR_CODES, type ErrorCode, type Problem } from '../errors.js';
+
+/** The one error body of decisions.md: `{statusCode, error, message, details?, requestId?}`. */
+export function sendError(reply: FastifyReply, err: AppError, requestId?: string): FastifyReply {
+  const body: Record<string, unknown> = {
+    statusCode: err.status,
+    error: STATUS_CODES[err.status] ?? 'Error',
+    message: err.message,
+  };
+  if (err.code === 'VALIDATION') body.details = err.details ?? [];
+  if (requestId) body.requestId = requestId;
+  if (err.headers) reply.headers(err.headers);
+  return reply.code(err.status).type('application/json; charset=utf-8').send(body);
+}
+
+interface AjvError {
+  instancePath: string;
+  keyword: string;
+  message?: string;
+  params: Record<string, unknown>;
+}
+
+/** Turns ajv's errors into `details` whose paths name the member at fault, never the root. */
+export function validationDetails(errors: AjvError[]): Problem[] {
+  return errors.map((e) => {
+    if (e.keyword === 'required') return { path: `${e.instancePath}/${String(e.params.missingProperty)}`, message: 'is required' };
+    if (e.keyword === 'additionalProperties') {
+      return { path: `${e.instancePath}/${String(e.params.additionalProperty)}`, message: 'is not an accepted member' };
+    }
+    return { path: e.instancePath || '/', message: e.message ?? 'is invalid' };
+  });
+}
+
+/** Fastify's own errors (body parsing, validation) mapped onto our codes. */
+function fromFastifyError(err: FastifyError & { validation?: AjvError[] }): AppError | undefined {
+  if (err.validation) return new AppError('VALIDATION', { details: validationDetails(err.validation) });
+  const mapped: Record<string, ErrorCode> = {
+    FST_ERR_CTP_BODY_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
+    FST_ERR_CTP_INVALID_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
+    FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'INVALID_JSON',
+    FST_ERR_CTP_EMPTY_JSON_BODY: 'INVALID_JSON',
+    FST_ERR_CTP_INVALID_JSON_BODY: 'INVALID_JSON',
+  };
+  if (err.code && mapped[err.code]) return new AppError(mapped[err.code]);
+  // JSON syntax errors and prototype-poisoning refusals come from the body parser as 400s.
+  if (err.statusCode === 400 && (err instanceof SyntaxError || /json|prototype|constructor/i.test(err.message))) {
+    return new AppError('INVALID_JSON');
+  }
+  if (err.statusCode === 413) return new AppError('PAYLOAD_TOO_LARGE');
+  if (err.statusCode === 415) return new AppError('UNSUPPORTED_MEDIA_TYPE');
+  return undefined;
+}
+
+export function installErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    const known = err instanceof AppError ? err : fromFastifyError(err);
+    if (known) return sendError(reply, known);
+    // Anything else is our bug: log it in full, answer without internals.
+    request.log.error({ err }, 'unhandled error');
+    return sendError(reply, new AppError('INTERNAL'), request.id);
+  });
+
+  installNotFound(app);
+}
+
+/**
+ * Fastify's `frameworkErrors` option: failures met before routing (a path with a malformed
+ * %-escape, an over-long parameter) answer in the same JSON shape, with an x-request-id,
+ * instead of Fastify's own body. The onRequest hooks do not run for these requests.
+ */
+export function frameworkErrors(err: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  reply.header('x-request-id', request.id);
+  if (err.code === 'FST_ERR_BAD_URL' || err.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    sendError(reply, new AppError('BAD_URL'));
+    return;
+  }
+  request.log.error({ err }, 'unhandled framework error');
+  sendError(reply, new AppError('INTERNAL'), request.id);
+}
+
+/** Unknown paths answer 404 JSON; a known path with the wrong method answers 405 with Allow. */
+function installNotFound(app: FastifyInstance): void {
+  const routes: { pattern: RegExp; methods: Set<string> }[] = [];
+  app.addHook('onRoute', (route) => {
+    const pattern = new RegExp('^' + route.url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[^/]+/g, '[^/]+') + '/?$');
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    routes.push({ pattern, methods: new Set(methods) });
+  });
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '';
+    const allowed = new Set<string>();
+    for (const route of routes) if (route.pattern.test(path)) route.methods.forEach((m) => allowed.add(m));
+    if (allowed.size > 0) {
+      reply.header('allow', [...allowed].sort().join(', '));
+      return sendError(reply, new AppError('METHOD_NOT_ALLOWED'));
+    }
+    return sendError(reply, new AppError('NOT_FOUND'));
+  });
+}
+
+export { ERROR_CODES };

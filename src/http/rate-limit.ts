@@ -1,0 +1,32 @@
+/**
+ * A token bucket per API key: `perSecond` sustained, `burst` at once (decisions.md, Limits).
+ * Kept in this process's memory: with N API processes the account's ceiling is N times the
+ * configured rate, which the README states. Buckets idle long enough to be full are dropped.
+ */
+export class RateLimiter {
+  private readonly buckets = new Map<string, { tokens: number; at: number }>();
+  private sweptAt = 0;
+
+  constructor(private readonly perSecond: number, private readonly burst: number) {}
+
+  /** Takes one token; returns 0 when allowed, else the seconds to wait before retrying. */
+  take(key: string, now = Date.now()): number {
+    this.sweep(now);
+    const bucket = this.buckets.get(key) ?? { tokens: this.burst, at: now };
+    bucket.tokens = Math.min(this.burst, bucket.tokens + ((now - bucket.at) / 1000) * this.perSecond);
+    bucket.at = now;
+    this.buckets.set(key, bucket);
+    if (bucket.tokens >= 1) {
+      bucket.tokens -= 1;
+      return 0;
+    }
+    return Math.max(1, Math.ceil((1 - bucket.tokens) / this.perSecond));
+  }
+
+  private sweep(now: number): void {
+    const refill = (this.burst / this.perSecond) * 1000;
+    if (now - this.sweptAt < refill) return;
+    this.sweptAt = now;
+    for (const [key, bucket] of this.buckets) if (now - bucket.at >= refill) this.buckets.delete(key);
+  }
+}

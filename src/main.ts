@@ -1,0 +1,7 @@
+import { runHerald } from './server.js';
+
+/** `npm start`: the whole service in one process (HTTP API, admin panel, dispatcher). */
+runHerald('all').catch((err) => {
+  console.error(`herald: ${err instanceof Error ? err.message : String(err)}`);
+  process.exit(1);
+});

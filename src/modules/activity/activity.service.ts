@@ -1,0 +1,115 @@
+import type { Db } from '../../db/connect.js';
+import { AppError } from '../../errors.js';
+import { iso } from '../../time.js';
+
+/** One entry of a contact's activity feed, as `herald contact activity` prints it. */
+export type ActivityItem =
+  | { kind: 'event'; at: string; id: string; type: string; value: string | null; metadata: Record<string, unknown>; url: string | null }
+  | { kind: 'note'; at: string; text: string; createdBy: string }
+  | { kind: 'send'; at: string; sendId: string; campaignId: string; status: string }
+  | { kind: 'open'; at: string; sendId: string; campaignId: string }
+  | { kind: 'click'; at: string; sendId: string; campaignId: string; url: string };
+
+interface Timed {
+  at: number;
+  /** Breaks ties between items of the same millisecond so paging is stable. */
+  tie: string;
+  item: ActivityItem;
+}
+
+export interface ActivityPage {
+  items: ActivityItem[];
+}
+
+/** A source reads at most `limit` items older than `before`, newest first. */
+type Source = (db: Db, accountId: string, contactId: string, before: number, limit: number) => Promise<Timed[]>;
+
+const events: Source = async (db, accountId, contactId, before, limit) => {
+  const rows = await db.kysely
+    .selectFrom('events')
+    .select(['id', 'type', 'value', 'metadata', 'url', 'created_at'])
+    .where('account_id', '=', accountId)
+    .where('contact_id', '=', contactId)
+    .where('created_at', '<', before)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => ({
+    at: r.created_at,
+    tie: r.id,
+    item: { kind: 'event', at: iso(r.created_at), id: r.id, type: r.type, value: r.value, metadata: JSON.parse(r.metadata), url: r.url },
+  }));
+};
+
+const notes: Source = async (db, accountId, contactId, before, limit) => {
+  const rows = await db.kysely
+    .selectFrom('contact_notes')
+    .select(['id', 'text', 'created_by', 'created_at'])
+    .where('account_id', '=', accountId)
+    .where('contact_id', '=', contactId)
+    .where('created_at', '<', before)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => ({ at: r.created_at, tie: r.id, item: { kind: 'note', at: iso(r.created_at), text: r.text, createdBy: r.created_by } }));
+};
+
+/** Every trigger leaves a send (sent, pending, rejected, optout ...): it shows in the feed at its trigger time. */
+const sends: Source = async (db, accountId, contactId, before, limit) => {
+  const rows = await db.kysely
+    .selectFrom('sends')
+    .select(['id', 'campaign_id', 'status', 'created_at'])
+    .where('account_id', '=', accountId)
+    .where('contact_id', '=', contactId)
+    .where('created_at', '<', before)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => ({ at: r.created_at, tie: r.id, item: { kind: 'send', at: iso(r.created_at), sendId: r.id, campaignId: r.campaign_id, status: r.status } }));
+};
+
+/** Opens (email pixel, WhatsApp read) and clicks, each fetch its own item, at the moment it happened. */
+const engagements: Source = async (db, accountId, contactId, before, limit) => {
+  const rows = await db.kysely
+    .selectFrom('engagements')
+    .select(['id', 'kind', 'send_id', 'campaign_id', 'url', 'created_at'])
+    .where('account_id', '=', accountId)
+    .where('contact_id', '=', contactId)
+    .where('created_at', '<', before)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => {
+    const at = iso(Number(r.created_at));
+    const item: ActivityItem =
+      r.kind === 'click'
+        ? { kind: 'click', at, sendId: r.send_id, campaignId: r.campaign_id, url: r.url ?? '' }
+        : { kind: 'open', at, sendId: r.send_id, campaignId: r.campaign_id };
+    return { at: Number(r.created_at), tie: r.id, item };
+  });
+};
+
+const sources: Source[] = [events, notes, sends, engagements];
+
+/**
+ * The contact's events, notes, sends, opens and clicks, newest first. Each source reads at most `limit`
+ * items, then the merge keeps the newest `limit`; `before` (epoch ms) pages further back.
+ */
+export async function listActivity(
+  db: Db,
+  accountId: string,
+  contactId: string,
+  options: { limit?: number; before?: number } = {},
+): Promise<ActivityPage> {
+  const limit = Math.min(Math.max(options.limit ?? 100, 1), 500);
+  const contact = await db.kysely.selectFrom('contacts').select('id').where('account_id', '=', accountId).where('id', '=', contactId).executeTakeFirst();
+  if (!contact) throw new AppError('LEAD_NOT_FOUND');
+  const before = options.before ?? Number.MAX_SAFE_INTEGER;
+  const all = (await Promise.all(sources.map((source) => source(db, accountId, contactId, before, limit)))).flat();
+  all.sort((a, b) => b.at - a.at || (a.tie < b.tie ? 1 : a.tie > b.tie ? -1 : 0));
+  return { items: all.slice(0, limit).map((t) => t.item) };
+}

@@ -1,0 +1,24 @@
+import cookie from '@fastify/cookie';
+import type { FastifyPluginAsync } from 'fastify';
+import type { AppDeps } from '../../app.js';
+import { segmentRoutes } from '../segments/segments.routes.js';
+import { authRoutes } from './auth/auth.routes.js';
+import { createSessionHook } from './auth/session-hook.js';
+import { campaignRoutes } from './campaigns/campaigns.routes.js';
+import { contactRoutes } from './contacts/contacts.routes.js';
+import { outboxRoutes } from './outbox.js';
+import { settingsRoutes } from './settings.routes.js';
+
+/**
+ * The JSON API behind the admin panel (docs/admin-api.md), registered with prefix /admin/api.
+ * Encapsulated: the cookie parser and the session hook apply to these routes only, never to
+ * the public API. Every route is hidden from the public OpenAPI document.
+ */
+export const adminApi = (deps: AppDeps): FastifyPluginAsync => async (app) => {
+  // Registered first: its onRequest hook parses the cookie before the session hook reads it.
+  await app.register(cookie);
+  app.addHook('onRequest', createSessionHook(deps.db, deps.config));
+  for (const routes of [authRoutes, settingsRoutes, campaignRoutes, contactRoutes, segmentRoutes, outboxRoutes]) {
+    await app.register(routes(deps));
+  }
+};

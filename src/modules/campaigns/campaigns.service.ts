@@ -1,0 +1,188 @@
+import type { Kysely } from 'kysely';
+import type { Config } from '../../config.js';
+import type { Db } from '../../db/connect.js';
+import type { CampaignsTable, Database } from '../../db/schema.js';
+import { inTransaction } from '../../db/transaction.js';
+import { AppError } from '../../errors.js';
+import { newId } from '../../ids.js';
+import { toCampaign, type Campaign } from './campaign.js';
+import { checkSettings, checkUpdate, defaultSettings, mergeSettings, type CampaignInput, type CampaignUpdate, type Settings } from './campaign-settings.js';
+import { countCampaignSends } from '../sends/sends.repo.js';
+import * as repo from './campaigns.repo.js';
+import { newWebhookSecret, openWebhookSecret, sealWebhookSecret } from './webhook-secret.js';
+
+export type { CampaignInput, CampaignUpdate } from './campaign-settings.js';
+
+/**
+ * Creates a campaign. Every setting is checked first (webhook URLs may resolve DNS, so that
+ * happens before the transaction); then the plan rule and the writes run in one transaction,
+ * so a refused `--activate` leaves nothing behind.
+ */
+export async function createCampaign(
+  db: Db,
+  config: Pick<Config, 'secret' | 'webhookAllowPrivate'>,
+  accountId: string,
+  input: CampaignInput,
+): Promise<{ id: string; webhookSecret: string }> {
+  await requireAccount(db.kysely, accountId);
+  await checkUpdate(requireCreateMembers(input), config);
+  const settings = mergeSettings(defaultSettings(input.name, input.channel), input);
+  const id = newId('cmp');
+  const webhookSecret = newWebhookSecret();
+  await inTransaction(db, async (tx) => {
+    checkSettings(settings, await requireAccount(tx, accountId, db.engine === 'postgres'));
+    const now = Date.now();
+    await repo.insertCampaign(tx, accountId, { id, ...rowValues(settings), webhook_secret: sealWebhookSecret(config, webhookSecret), created_at: now, updated_at: now });
+    await repo.replaceWebhooks(tx, accountId, id, settings.webhooks);
+  });
+  return { id, webhookSecret };
+}
+
+/**
+ * Applies the members given and judges the merged result, so an update can never leave an
+ * active campaign incomplete. A `webhooks` list replaces the stored one.
+ */
+export async function updateCampaign(
+  db: Db,
+  config: Pick<Config, 'webhookAllowPrivate'>,
+  accountId: string,
+  campaignId: string,
+  update: CampaignUpdate,
+): Promise<{ id: string }> {
+  // Existence before validation: "no such campaign" is the more useful answer for a typo'd id.
+  if (!(await repo.selectCampaign(db.kysely, accountId, campaignId))) await notFound(db.kysely, accountId);
+  await checkUpdate(update, config);
+  const lock = db.engine === 'postgres';
+  await inTransaction(db, async (tx) => {
+    // Read again under lock: the merge must start from what is stored now, not before the DNS checks.
+    const plan = await requireAccount(tx, accountId, lock);
+    const row = await repo.selectCampaign(tx, accountId, campaignId, lock);
+    if (!row) throw new AppError('CAMPAIGN_NOT_FOUND');
+    const current = settingsOf(toCampaign(row, await repo.selectWebhookUrls(tx, accountId, campaignId)));
+    const next = mergeSettings(current, update);
+    checkSettings(next, plan);
+    await repo.updateCampaignRow(tx, accountId, campaignId, { ...rowValues(next), updated_at: Date.now() });
+    if (update.webhooks !== undefined) await repo.replaceWebhooks(tx, accountId, campaignId, next.webhooks);
+  });
+  return { id: campaignId };
+}
+
+/**
+ * The campaign, or undefined when it does not exist in this account (another account's id
+ * included). Takes a Kysely so the trigger can call it inside its own transaction; two small
+ * indexed queries, run together.
+ */
+export async function findCampaign(kysely: Kysely<Database>, accountId: string, campaignId: string): Promise<Campaign | undefined> {
+  const [row, webhooks] = await Promise.all([repo.selectCampaign(kysely, accountId, campaignId), repo.selectWebhookUrls(kysely, accountId, campaignId)]);
+  return row && toCampaign(row, webhooks);
+}
+
+/** Like findCampaign, but an unknown id is an error (CAMPAIGN_NOT_FOUND, or ACCOUNT_NOT_FOUND). */
+export async function getCampaign(db: Db, accountId: string, campaignId: string): Promise<Campaign> {
+  return (await findCampaign(db.kysely, accountId, campaignId)) ?? notFound(db.kysely, accountId);
+}
+
+/** The campaign's `whsec_` secret in clear, for signing deliveries and for the admin to copy. */
+export async function getWebhookSecret(db: Db, config: Pick<Config, 'secret'>, accountId: string, campaignId: string): Promise<string> {
+  const sealed = await repo.selectWebhookSecret(db.kysely, accountId, campaignId);
+  if (sealed === undefined) return notFound(db.kysely, accountId);
+  return openWebhookSecret(config, sealed);
+}
+
+/** The account's campaigns, oldest first, each with its webhooks (two queries in all). */
+export async function listCampaigns(db: Db, accountId: string): Promise<Campaign[]> {
+  await requireAccount(db.kysely, accountId);
+  const [rows, hooks] = await Promise.all([repo.selectCampaigns(db.kysely, accountId), repo.selectAccountWebhooks(db.kysely, accountId)]);
+  const byCampaign = new Map<string, string[]>();
+  for (const hook of hooks) byCampaign.set(hook.campaign_id, [...(byCampaign.get(hook.campaign_id) ?? []), hook.url]);
+  return rows.map((row) => toCampaign(row, byCampaign.get(row.id) ?? []));
+}
+
+/** `herald campaign stats`, exactly the members of interfaces.md (all numbers). */
+export interface CampaignStats {
+  sent: number;
+  rejected: number;
+  optout: number;
+  error: number;
+  pending: number;
+  cancelled: number;
+  /** Waiting to go out or being handed to the channel right now (`queued` + `sending`). */
+  queued: number;
+  /** Handed to the channel (processed_at set). */
+  processed: number;
+  /** Accepted by the SMTP server / WhatsApp delivered status (delivered_at set). */
+  delivered: number;
+  opens: number;
+  uniqueOpens: number;
+  clicks: number;
+  uniqueClicks: number;
+}
+
+export async function campaignStats(db: Db, accountId: string, campaignId: string): Promise<CampaignStats> {
+  const [exists, sends, engagements] = await Promise.all([
+    repo.campaignExists(db.kysely, accountId, campaignId),
+    // Real sends only: admin panel test sends stay out of the statistics.
+    countCampaignSends(db.kysely, accountId, campaignId),
+    repo.countEngagements(db.kysely, accountId, campaignId),
+  ]);
+  if (!exists) return notFound(db.kysely, accountId);
+  const stats: CampaignStats = { sent: 0, rejected: 0, optout: 0, error: 0, pending: 0, cancelled: 0, queued: 0, processed: 0, delivered: 0, opens: 0, uniqueOpens: 0, clicks: 0, uniqueClicks: 0 };
+  for (const group of sends) {
+    // A send being handed over right now has not gone out yet: it still counts as queued.
+    stats[group.status === 'sending' ? 'queued' : group.status] += group.count;
+    stats.processed += group.processed;
+    stats.delivered += group.delivered;
+  }
+  for (const group of engagements) {
+    if (group.kind === 'open') [stats.opens, stats.uniqueOpens] = [group.total, group.unique];
+    else if (group.kind === 'click') [stats.clicks, stats.uniqueClicks] = [group.total, group.unique];
+  }
+  return stats;
+}
+
+/** The plan of an existing account (ACCOUNT_NOT_FOUND otherwise). */
+async function requireAccount(kysely: Kysely<Database>, accountId: string, lock = false): Promise<'free' | 'pro'> {
+  const plan = await repo.selectAccountPlan(kysely, accountId, lock);
+  if (plan === undefined) throw new AppError('ACCOUNT_NOT_FOUND');
+  return plan;
+}
+
+/** An unknown account says so; an unknown campaign of a real account is CAMPAIGN_NOT_FOUND. */
+async function notFound(kysely: Kysely<Database>, accountId: string): Promise<never> {
+  await requireAccount(kysely, accountId);
+  throw new AppError('CAMPAIGN_NOT_FOUND');
+}
+
+/** Create needs a name and a channel; TypeScript says so, but the admin API and CLI pass runtime values. */
+function requireCreateMembers(input: CampaignInput): CampaignInput {
+  const problems = [];
+  if (typeof input.name !== 'string') problems.push({ path: '/name', message: 'name is required' });
+  if (typeof input.channel !== 'string') problems.push({ path: '/channel', message: 'channel is required (email or whatsapp)' });
+  if (problems.length > 0) throw new AppError('VALIDATION', { details: problems });
+  return input;
+}
+
+function settingsOf(campaign: Campaign): Settings {
+  const { id: _id, accountId: _account, createdAt: _created, updatedAt: _updated, ...settings } = campaign;
+  return settings;
+}
+
+function rowValues(s: Settings): Omit<CampaignsTable, 'id' | 'account_id' | 'webhook_secret' | 'created_at' | 'updated_at'> {
+  return {
+    name: s.name,
+    channel: s.channel,
+    schedule: s.schedule,
+    mode: s.mode,
+    delay_seconds: s.delaySeconds,
+    reentry: s.reentry ? 1 : 0,
+    cooldown_days: s.cooldownDays,
+    active: s.active ? 1 : 0,
+    email_from: s.email.from,
+    email_subject: s.email.subject,
+    email_html: s.email.html,
+    email_text: s.email.text,
+    whatsapp_template: s.whatsapp.template,
+    whatsapp_language: s.whatsapp.language,
+    whatsapp_params: JSON.stringify(s.whatsapp.params),
+  };
+}

@@ -1,0 +1,82 @@
+import { Type, type Static } from 'typebox';
+import { Problems } from '../../http/openapi.js';
+
+/**
+ * The contact fields of service-spec.md (Contact), with exactly the spec's JSON types: ajv
+ * refuses anything else with a Validation Error naming the member. Limits that depend on the
+ * stored form (trimmed name, normalised tags) are checked by the service, which normalises
+ * first. The campaign trigger reuses this schema for its `lead` object.
+ */
+export const LeadBody = Type.Object(
+  {
+    id: Type.Optional(Type.String({ description: 'Id of an existing contact (looked up first). An id that matches nothing is not an error.' })),
+    email: Type.Optional(Type.String({ description: 'Identifies the contact (looked up second) or adds an email to it. Trimmed and lowercased.' })),
+    phone: Type.Optional(
+      Type.String({ description: 'International format: `+`, country code, number (looked up third) or adds a phone. Stored in E.164.' }),
+    ),
+    name: Type.Optional(Type.String({ description: 'At least 2 characters once trimmed, at most 255. Required to create a contact.' })),
+    tags: Type.Optional(Type.Array(Type.String(), { description: 'Tags added; stored lowercase, without accents, spaces as hyphens.' })),
+    tagsRemove: Type.Optional(Type.Array(Type.String(), { description: 'Tags removed, compared in stored form. Wins over `tags`.' })),
+    fields: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            key: Type.String({ maxLength: 255, description: 'Custom field name as defined in the account, any case.' }),
+            value: Type.Unknown({ description: 'Value in the field type\'s format; "", null or [] clears the field.' }),
+          },
+          { additionalProperties: false },
+        ),
+        { description: 'Custom field values. Unknown fields and wrong formats are skipped with a warning.' },
+      ),
+    ),
+    kpis: Type.Optional(
+      Type.Record(Type.String(), Type.Unknown(), {
+        description: 'KPI id -> number (or numeric string) added to the stored total. Unknown ids and non-numbers are skipped with a warning.',
+      }),
+    ),
+    metadata: Type.Optional(
+      Type.Record(Type.String(), Type.Unknown(), { description: 'Free-form data, merged key by key into the stored object (16 KiB at most).' }),
+    ),
+    note: Type.Optional(
+      Type.Object(
+        {
+          text: Type.String({ description: 'Non-empty, at most 10,000 characters.' }),
+          createdBy: Type.String({ description: 'Non-empty, at most 255 characters.' }),
+        },
+        { additionalProperties: false, description: 'Adds a note to the contact.' },
+      ),
+    ),
+    tracker: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 255, description: 'Visitor id from the site script; linked to this contact (moved from another one if needed).' }),
+    ),
+  },
+  { additionalProperties: false, description: 'At least one of id, email, phone identifies the contact.' },
+);
+
+export type LeadInput = Static<typeof LeadBody>;
+
+/** `POST /api/leads` 200: the id, whether it was created, what was sent in stored form, and warnings. */
+export const LeadResponse = Type.Object(
+  {
+    id: Type.String({ description: 'The contact id (ld_...); a new one when the write created the contact.' }),
+    created: Type.Boolean(),
+    email: Type.Optional(Type.String()),
+    phone: Type.Optional(Type.String()),
+    name: Type.Optional(Type.String()),
+    tags: Type.Optional(Type.Array(Type.String(), { description: 'Tags added (stored form), without those also removed.' })),
+    tagsRemove: Type.Optional(Type.Array(Type.String())),
+    fields: Type.Optional(
+      Type.Array(Type.Object({ key: Type.String(), value: Type.Unknown() }), {
+        description: 'Fields applied, keyed by their defined name; value null when cleared.',
+      }),
+    ),
+    kpis: Type.Optional(Type.Record(Type.String(), Type.Number(), { description: 'Increments applied, as numbers.' })),
+    metadata: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'The metadata keys sent.' })),
+    note: Type.Optional(Type.Object({ text: Type.String(), createdBy: Type.String() })),
+    tracker: Type.Optional(Type.String()),
+    warnings: Problems,
+  },
+  { description: 'Always carries `warnings` (empty when nothing was skipped).' },
+);
+
+export type LeadResult = Static<typeof LeadResponse>;

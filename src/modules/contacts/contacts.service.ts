@@ -1,0 +1,293 @@
+import type { Db } from '../../db/connect.js';
+import { inTransaction, withUniqueRetry, type Tx } from '../../db/transaction.js';
+import { AppError, type Problem } from '../../errors.js';
+import { newId } from '../../ids.js';
+import { iso } from '../../time.js';
+import type { LeadInput, LeadResult } from './contacts.schemas.js';
+import { ContactsRepo, kyselyOf, type IdentifierOwners, type Queryable } from './contacts.repo.js';
+import { parseDecimal, parseFieldValue, type StoredFieldValue } from './field-values.js';
+import { MAX_METADATA_BYTES, metadataTooLarge, normalizeLead, type NormalizedLead } from './lead-input.js';
+import { normalizePhone, pointerSegment } from './normalize.js';
+
+/** The 200 body of `POST /api/leads`, also what a trigger with a `lead` object gets back. */
+export type ContactWriteResult = LeadResult;
+
+/**
+ * Creates or updates one contact with every rule of service-spec.md (Contact) and
+ * decisions.md (Contacts). Runs inside the caller's transaction, so the campaign trigger can
+ * write the contact and its send atomically; throws AppError (400 Validation Error, 409
+ * Identifier belongs to another contact) before or instead of committing anything.
+ */
+export async function applyContactWrite(tx: Tx, accountId: string, input: LeadInput, now: number): Promise<ContactWriteResult> {
+  const lead = normalizeLead(input);
+  const repo = new ContactsRepo(tx);
+  const found = await findAndTouch(repo, accountId, lead, now);
+  const contactId = found?.contactId ?? newId('ld');
+  if (found === undefined) {
+    await createContact(repo, accountId, contactId, lead, input.metadata, now);
+  } else {
+    if (input.metadata !== undefined) await mergeMetadata(repo, accountId, contactId, found.storedMetadata, input.metadata);
+    if (lead.email !== undefined && found.owners.byEmail === undefined) await repo.addEmail(accountId, contactId, lead.email);
+    if (lead.phone !== undefined && found.owners.byPhone === undefined) await repo.addPhone(accountId, contactId, lead.phone);
+    if (lead.tagsRemove?.length) await repo.removeTags(accountId, contactId, lead.tagsRemove);
+  }
+  if (lead.tagsAdd?.length) await repo.addTags(accountId, contactId, lead.tagsAdd);
+
+  const warnings: Problem[] = [];
+  const fields = input.fields === undefined ? undefined : await applyFields(repo, accountId, contactId, input.fields, warnings);
+  const kpis = input.kpis === undefined ? undefined : await applyKpis(repo, accountId, contactId, input.kpis, warnings);
+  if (lead.note) await repo.insertNote(accountId, { id: newId('nt'), contactId, ...lead.note, now });
+  if (input.tracker !== undefined) await repo.linkTracker(accountId, input.tracker, contactId, now);
+
+  return echo(contactId, found === undefined, lead, input, { fields, kpis }, warnings);
+}
+
+interface FoundContact {
+  contactId: string;
+  /** The metadata as stored before this write, read under the row lock. */
+  storedMetadata: string;
+  /** Which contact each sent identifier already belonged to (all this one, by then). */
+  owners: IdentifierOwners;
+}
+
+/**
+ * Lookup order id -> email -> phone: the first identifier that matches decides; another sent
+ * identifier owned by a different contact is a 409 before anything is written. The contact
+ * found is touched at once (listed again, renamed, stamped), which also locks its row.
+ * Undefined when nothing matches: the write creates the contact.
+ */
+async function findAndTouch(repo: ContactsRepo, accountId: string, lead: NormalizedLead, now: number): Promise<FoundContact | undefined> {
+  const change = { name: lead.name, now };
+  const sent = [lead.id !== undefined, lead.email !== undefined, lead.phone !== undefined].filter(Boolean).length;
+  if (sent === 1) {
+    // One identifier cannot conflict with another: find and touch in a single statement.
+    const by = lead.id !== undefined ? { id: lead.id } : lead.email !== undefined ? { email: lead.email } : { phone: lead.phone! };
+    const row = await repo.touchContactBy(accountId, by, change);
+    if (row === undefined) return undefined;
+    const owners = 'email' in by ? { byEmail: row.id } : 'phone' in by ? { byPhone: row.id } : { byId: row.id };
+    return { contactId: row.id, storedMetadata: row.metadata, owners };
+  }
+  const owners = await repo.findOwners(accountId, lead);
+  const existing = owners.byId ?? owners.byEmail ?? owners.byPhone;
+  if ((owners.byEmail !== undefined && owners.byEmail !== existing) || (owners.byPhone !== undefined && owners.byPhone !== existing)) {
+    throw new AppError('IDENTIFIER_CONFLICT');
+  }
+  if (existing === undefined) return undefined;
+  const storedMetadata = await repo.touchContact(accountId, existing, change);
+  if (storedMetadata === undefined) throw new Error(`contact ${existing} vanished during its own write`);
+  return { contactId: existing, storedMetadata, owners };
+}
+
+/** `POST /api/leads`: one transaction; a lost race on a new address retries and then updates. */
+export async function writeContact(db: Db, accountId: string, input: LeadInput): Promise<ContactWriteResult> {
+  return withUniqueRetry(() => inTransaction(db, (tx) => applyContactWrite(tx, accountId, input, Date.now())));
+}
+
+async function createContact(
+  repo: ContactsRepo,
+  accountId: string,
+  contactId: string,
+  lead: NormalizedLead,
+  metadata: Record<string, unknown> | undefined,
+  now: number,
+): Promise<void> {
+  const problems: Problem[] = [];
+  if (lead.name === undefined) problems.push({ path: '/name', message: 'is required to create a contact (at least 2 characters)' });
+  if (lead.email === undefined && lead.phone === undefined) {
+    problems.push({ path: '/email', message: 'an email or a phone is required to create a contact' });
+  }
+  if (problems.length > 0) throw new AppError('VALIDATION', { details: problems });
+  await repo.insertContact(accountId, {
+    id: contactId,
+    name: lead.name!,
+    archived: 0,
+    opted_out: 0,
+    metadata: JSON.stringify(metadata ?? {}),
+    created_at: now,
+    updated_at: now,
+  });
+  if (lead.email !== undefined) await repo.addEmail(accountId, contactId, lead.email);
+  if (lead.phone !== undefined) await repo.addPhone(accountId, contactId, lead.phone);
+}
+
+/** Shallow merge: keys sent replace stored ones (null included), keys not sent stay. */
+async function mergeMetadata(
+  repo: ContactsRepo,
+  accountId: string,
+  contactId: string,
+  stored: string,
+  sent: Record<string, unknown>,
+): Promise<void> {
+  // Spread, not Object.assign, so a `__proto__` key stays plain data.
+  const merged = JSON.stringify({ ...(JSON.parse(stored) as Record<string, unknown>), ...sent });
+  if (Buffer.byteLength(merged, 'utf8') > MAX_METADATA_BYTES) throw new AppError('VALIDATION', { details: [metadataTooLarge()] });
+  await repo.setMetadata(accountId, contactId, merged);
+}
+
+type FieldEcho = { key: string; value: StoredFieldValue | null }[];
+
+/** Known fields in a valid format are set or cleared; the rest become warnings. */
+async function applyFields(
+  repo: ContactsRepo,
+  accountId: string,
+  contactId: string,
+  entries: { key: string; value: unknown }[],
+  warnings: Problem[],
+): Promise<FieldEcho> {
+  if (entries.length === 0) return [];
+  const nameKey = (key: string) => key.trim().toLowerCase();
+  const definitions = await repo.findFields(accountId, [...new Set(entries.map((e) => nameKey(e.key)))]);
+  const byKey = new Map(definitions.map((d) => [d.name_key, d]));
+  // Keyed by field: when a call names a field twice, the last valid entry wins.
+  const applied = new Map<string, { key: string; value: StoredFieldValue | null }>();
+  entries.forEach((entry, i) => {
+    const definition = byKey.get(nameKey(entry.key));
+    if (!definition) {
+      warnings.push({ path: `/fields/${i}`, message: `unknown custom field '${entry.key}'` });
+      return;
+    }
+    const result = parseFieldValue(definition.type, entry.value);
+    if (result.kind === 'invalid') {
+      warnings.push({ path: `/fields/${i}`, message: `value of custom field '${definition.name}' ${result.message}` });
+      return;
+    }
+    applied.set(definition.id, { key: definition.name, value: result.kind === 'set' ? result.value : null });
+  });
+
+  const sets = [...applied].filter(([, v]) => v.value !== null).map(([fieldId, v]) => ({ fieldId, json: JSON.stringify(v.value) }));
+  const clears = [...applied].filter(([, v]) => v.value === null).map(([fieldId]) => fieldId);
+  if (sets.length > 0) await repo.upsertFieldValues(accountId, contactId, sets);
+  if (clears.length > 0) await repo.clearFieldValues(accountId, contactId, clears);
+  return [...applied.values()];
+}
+
+/** Known KPIs with a numeric value are added to the stored totals; the rest become warnings. */
+async function applyKpis(
+  repo: ContactsRepo,
+  accountId: string,
+  contactId: string,
+  sent: Record<string, unknown>,
+  warnings: Problem[],
+): Promise<Record<string, number>> {
+  const entries = Object.entries(sent);
+  if (entries.length === 0) return {};
+  const known = new Set(await repo.findKpiIds(accountId, entries.map(([id]) => id)));
+  const increments: { kpiId: string; value: number }[] = [];
+  for (const [kpiId, raw] of entries) {
+    const path = `/kpis/${pointerSegment(kpiId)}`;
+    const value = parseDecimal(raw);
+    if (!known.has(kpiId)) warnings.push({ path, message: `unknown KPI '${kpiId}'` });
+    else if (value === undefined) warnings.push({ path, message: `value of KPI '${kpiId}' must be a number` });
+    else increments.push({ kpiId, value });
+  }
+  if (increments.length > 0) await repo.addKpis(accountId, contactId, increments);
+  return Object.fromEntries(increments.map((i) => [i.kpiId, i.value]));
+}
+
+/** The members that were sent, in their stored form (decisions.md, Response 200). */
+function echo(
+  id: string,
+  created: boolean,
+  lead: NormalizedLead,
+  input: LeadInput,
+  applied: { fields?: FieldEcho; kpis?: Record<string, number> },
+  warnings: Problem[],
+): ContactWriteResult {
+  const result: ContactWriteResult = { id, created, warnings };
+  if (lead.email !== undefined) result.email = lead.email;
+  if (lead.phone !== undefined) result.phone = lead.phone;
+  if (lead.name !== undefined) result.name = lead.name;
+  if (lead.tagsAdd !== undefined) result.tags = lead.tagsAdd;
+  if (lead.tagsRemove !== undefined) result.tagsRemove = lead.tagsRemove;
+  if (applied.fields !== undefined) result.fields = applied.fields;
+  if (applied.kpis !== undefined) result.kpis = applied.kpis;
+  if (input.metadata !== undefined) result.metadata = input.metadata;
+  if (lead.note !== undefined) result.note = lead.note;
+  if (input.tracker !== undefined) result.tracker = input.tracker;
+  return result;
+}
+
+// ---- reading a contact, and the flags only operators change ----
+
+/** The `herald contact show` shape of interfaces.md. */
+export interface ContactProfile {
+  id: string;
+  name: string;
+  emails: string[];
+  phones: string[];
+  tags: string[];
+  fields: Record<string, unknown>;
+  kpis: Record<string, number>;
+  metadata: Record<string, unknown>;
+  notes: { text: string; createdBy: string; createdAt: string }[];
+  trackers: string[];
+  archived: boolean;
+  optedOut: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** Finds the contact by the first of id, email, phone given; undefined when none matches in this account. */
+export async function getContactProfile(
+  db: Queryable,
+  accountId: string,
+  lookup: { id?: string; email?: string; phone?: string },
+): Promise<ContactProfile | undefined> {
+  const repo = new ContactsRepo(kyselyOf(db));
+  const contactId = await findByLookup(repo, accountId, lookup);
+  const contact = contactId === undefined ? undefined : await repo.getContact(accountId, contactId);
+  if (!contact) return undefined;
+  const [emails, phones, tags, fieldRows, kpiRows, noteRows, trackers] = await Promise.all([
+    repo.listEmails(accountId, contact.id),
+    repo.listPhones(accountId, contact.id),
+    repo.listTags(accountId, contact.id),
+    repo.listFieldValues(accountId, contact.id),
+    repo.listKpis(accountId, contact.id),
+    repo.listNotes(accountId, contact.id),
+    repo.listTrackers(accountId, contact.id),
+  ]);
+  return {
+    id: contact.id,
+    name: contact.name,
+    emails,
+    phones,
+    tags,
+    fields: Object.fromEntries(fieldRows.map((f) => [f.name, JSON.parse(f.value) as unknown])),
+    kpis: Object.fromEntries(kpiRows.map((k) => [k.kpi_id, Number(k.value)])),
+    metadata: JSON.parse(contact.metadata) as Record<string, unknown>,
+    notes: noteRows.map((n) => ({ text: n.text, createdBy: n.created_by, createdAt: iso(Number(n.created_at)) })),
+    trackers,
+    archived: contact.archived === 1,
+    optedOut: contact.opted_out === 1,
+    createdAt: iso(Number(contact.created_at)),
+    updatedAt: iso(Number(contact.updated_at)),
+  };
+}
+
+async function findByLookup(repo: ContactsRepo, accountId: string, lookup: { id?: string; email?: string; phone?: string }) {
+  if (lookup.id !== undefined) return repo.findContactIdById(accountId, lookup.id);
+  if (lookup.email !== undefined) return repo.findContactIdByEmail(accountId, lookup.email.trim().toLowerCase());
+  if (lookup.phone !== undefined) {
+    const phone = normalizePhone(lookup.phone);
+    return phone === undefined ? undefined : repo.findContactIdByPhone(accountId, phone);
+  }
+  return undefined;
+}
+
+/** Archive/list and opt out/in (CLI, admin panel). Another account's id is LEAD_NOT_FOUND, like an unknown one. */
+export async function setContactFlags(
+  db: Queryable,
+  accountId: string,
+  contactId: string,
+  flags: { archived?: boolean; optedOut?: boolean },
+): Promise<void> {
+  const repo = new ContactsRepo(kyselyOf(db));
+  const values: { archived?: 0 | 1; opted_out?: 0 | 1; updated_at: number } = { updated_at: Date.now() };
+  if (flags.archived !== undefined) values.archived = flags.archived ? 1 : 0;
+  if (flags.optedOut !== undefined) values.opted_out = flags.optedOut ? 1 : 0;
+  const found =
+    flags.archived === undefined && flags.optedOut === undefined
+      ? (await repo.findContactIdById(accountId, contactId)) !== undefined
+      : (await repo.setFlags(accountId, contactId, values)) > 0;
+  if (!found) throw new AppError('LEAD_NOT_FOUND');
+}

@@ -1,0 +1,26 @@
+import { Type, type Static } from 'typebox';
+
+export const EventBody = Type.Object(
+  {
+    type: Type.String({ minLength: 1, maxLength: 255, description: 'Free-form label, compared exactly (case included).' }),
+    leadId: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Contact id. Wins over tracker.' })),
+    tracker: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Visitor id already linked to a contact.' })),
+    value: Type.Optional(
+      Type.Union([Type.String({ maxLength: 10_000 }), Type.Number(), Type.Boolean()], {
+        description: 'Stored as text (a number or boolean becomes its text). Required when type is click.',
+      }),
+    ),
+    metadata: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'Free-form details (16 KiB at most).' })),
+    url: Type.Optional(Type.String({ maxLength: 2048, description: 'Stored without http(s):// and without anything from ? on.' })),
+  },
+  { additionalProperties: false },
+);
+export type EventInput = Static<typeof EventBody>;
+
+export const EventResponse = Type.Object({
+  id: Type.String(),
+  leadId: Type.String(),
+  type: Type.String(),
+  createdAt: Type.String({ format: 'date-time' }),
+});
+export type EventView = Static<typeof EventResponse>;

@@ -1,0 +1,41 @@
+import type { Db } from '../../db/connect.js';
+import { inTransaction } from '../../db/transaction.js';
+import { AppError, invalid } from '../../errors.js';
+import { newId } from '../../ids.js';
+import { iso } from '../../time.js';
+import { checkMetadataSize } from '../../json-limits.js';
+import type { EventInput, EventView } from './events.schemas.js';
+import { findContactForEvent, insertEvent } from './events.repo.js';
+
+/** `POST /api/events`: the Event section of the spec and decisions.md, checks in their order. */
+export async function recordEvent(db: Db, accountId: string, input: EventInput, now = Date.now()): Promise<EventView> {
+  const value = input.value === undefined ? null : String(input.value);
+  if (input.type === 'click' && (value === null || value === '')) throw invalid('/value', 'value is required when type is click');
+  if (input.metadata) checkMetadataSize(input.metadata, '/metadata');
+  if (input.leadId === undefined && input.tracker === undefined) throw new AppError('LEAD_OR_TRACKER_REQUIRED');
+
+  // One transaction, though a single insert would commit by itself: on SQLite, events arriving
+  // together then share one commit (one fsync) with each other and with other writes.
+  return inTransaction(db, async (tx) => {
+    const contactId = await findContactForEvent(tx, accountId, input.leadId !== undefined ? { id: input.leadId } : { tracker: input.tracker! });
+    if (!contactId) throw new AppError('LEAD_NOT_FOUND');
+
+    const event = {
+      id: newId('ev'),
+      account_id: accountId,
+      contact_id: contactId,
+      type: input.type,
+      value,
+      metadata: JSON.stringify(input.metadata ?? {}),
+      url: input.url === undefined ? null : normalizeEventUrl(input.url),
+      created_at: now,
+    };
+    await insertEvent(tx, event);
+    return { id: event.id, leadId: contactId, type: event.type, createdAt: iso(now) };
+  });
+}
+
+/** The spec stores a page without its `https://` prefix and without anything from `?` on. */
+export function normalizeEventUrl(url: string): string {
+  return url.trim().replace(/^https?:\/\//i, '').split('?')[0]!;
+}

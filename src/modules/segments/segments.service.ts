@@ -1,0 +1,86 @@
+import type { Db } from '../../db/connect.js';
+import type { SegmentsTable } from '../../db/schema.js';
+import { AppError } from '../../errors.js';
+import { newId } from '../../ids.js';
+import { iso } from '../../time.js';
+import { pageContacts, type ContactListItem } from '../admin/contacts/contact-list.js';
+import { decodeCursor, DEFAULT_PAGE } from '../admin/paging.js';
+import { criteriaConditions, normalizeCriteria, segmentCount, type Criteria } from './segment-criteria.js';
+import type { CriteriaInput, SegmentInput, SegmentView } from './segments.schemas.js';
+import * as repo from './segments.repo.js';
+
+/** Saved segments of the admin panel: named criteria, evaluated whenever they are read. */
+
+function present(row: SegmentsTable): SegmentView {
+  return { id: row.id, name: row.name, criteria: JSON.parse(row.criteria) as Criteria, createdAt: iso(Number(row.created_at)), updatedAt: iso(Number(row.updated_at)) };
+}
+
+function checkName(raw: string): string {
+  const name = raw.trim();
+  if (name === '') throw new AppError('VALIDATION', { details: [{ path: '/name', message: 'name must not be blank' }] });
+  return name;
+}
+
+export async function listSegments(db: Db, accountId: string): Promise<{ items: SegmentView[] }> {
+  return { items: (await repo.selectSegments(db.kysely, accountId)).map(present) };
+}
+
+export async function createSegment(db: Db, accountId: string, input: SegmentInput): Promise<SegmentView> {
+  const name = checkName(input.name);
+  const criteria = await normalizeCriteria(db, accountId, input.criteria);
+  const now = Date.now();
+  const row = { id: newId('seg'), name, criteria: JSON.stringify(criteria), created_at: now, updated_at: now };
+  await repo.insertSegment(db.kysely, accountId, row);
+  return present({ ...row, account_id: accountId });
+}
+
+export async function replaceSegment(db: Db, accountId: string, segmentId: string, input: SegmentInput): Promise<SegmentView> {
+  // Existence first: "no such segment" is the more useful answer for a stale id.
+  await getSegment(db, accountId, segmentId);
+  const name = checkName(input.name);
+  const criteria = await normalizeCriteria(db, accountId, input.criteria);
+  const changed = await repo.updateSegment(db.kysely, accountId, segmentId, { name, criteria: JSON.stringify(criteria), updated_at: Date.now() });
+  if (changed === 0) throw new AppError('SEGMENT_NOT_FOUND');
+  return getSegment(db, accountId, segmentId);
+}
+
+export async function deleteSegment(db: Db, accountId: string, segmentId: string): Promise<void> {
+  if ((await repo.deleteSegment(db.kysely, accountId, segmentId)) === 0) throw new AppError('SEGMENT_NOT_FOUND');
+}
+
+export async function getSegment(db: Db, accountId: string, segmentId: string): Promise<SegmentView> {
+  const row = await repo.selectSegment(db.kysely, accountId, segmentId);
+  if (!row) throw new AppError('SEGMENT_NOT_FOUND');
+  return present(row);
+}
+
+/** How many contacts the criteria select, and one page of them (newest first); count and page run together. */
+async function evaluate(db: Db, accountId: string, criteria: Criteria, page: { limit?: number; cursor?: string }) {
+  const after = decodeCursor(page.cursor);
+  const fields = await repo.fieldsByName(db.kysely, accountId, (criteria.fields ?? []).map((f) => f.name));
+  const now = Date.now();
+  const [count, contacts] = await Promise.all([
+    repo.runCount(db.kysely, segmentCount(db.engine, accountId, criteria, fields, now)),
+    pageContacts(db.kysely, accountId, criteriaConditions(db.engine, accountId, criteria, fields, now), { limit: page.limit ?? DEFAULT_PAGE, after }),
+  ]);
+  return { count, items: contacts.items, nextCursor: contacts.nextCursor };
+}
+
+/** `POST /segments/preview`: unsaved criteria, checked like saved ones. */
+export async function previewSegment(db: Db, accountId: string, input: CriteriaInput): Promise<{ count: number; items: ContactListItem[] }> {
+  const criteria = await normalizeCriteria(db, accountId, input);
+  const { count, items } = await evaluate(db, accountId, criteria, {});
+  return { count, items };
+}
+
+/** `GET /segments/:id/contacts`. */
+export async function segmentContacts(db: Db, accountId: string, segmentId: string, page: { limit?: number; cursor?: string }) {
+  const segment = await getSegment(db, accountId, segmentId);
+  return evaluate(db, accountId, segment.criteria as Criteria, page);
+}
+
+/** The count alone (bench/admin-queries.ts measures it). */
+export async function countSegment(db: Db, accountId: string, criteria: Criteria, now = Date.now()): Promise<number> {
+  const fields = await repo.fieldsByName(db.kysely, accountId, (criteria.fields ?? []).map((f) => f.name));
+  return repo.runCount(db.kysely, segmentCount(db.engine, accountId, criteria, fields, now));
+}

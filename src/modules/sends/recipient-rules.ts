@@ -1,0 +1,30 @@
+import type { Tx } from '../../db/transaction.js';
+import type { Campaign } from '../campaigns/campaign.js';
+import { isOptedOut, lastReceipt } from './sends.repo.js';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * The per-recipient checks of the spec, run at trigger time and again when a delayed send
+ * comes due: an opted-out contact gets Optout; one who already received the campaign gets
+ * Rejected unless re-entry is on and the cooldown has passed (a cooldown of 0 never rejects).
+ * `excludeSendId`: at due time the send being checked is not a receipt of its own.
+ */
+export async function recipientBlock(
+  tx: Tx,
+  campaign: Campaign,
+  contactId: string,
+  now: number,
+  excludeSendId?: string,
+): Promise<'optout' | 'rejected' | undefined> {
+  if (await isOptedOut(tx, campaign.accountId, contactId)) return 'optout';
+  const last = await lastReceipt(tx, campaign.accountId, campaign.id, contactId, excludeSendId);
+  if (last === undefined) return undefined;
+  if (!campaign.reentry) return 'rejected';
+  if (campaign.cooldownDays > 0 && now - last < campaign.cooldownDays * DAY_MS) return 'rejected';
+  return undefined;
+}
+
+export function missingAddressReason(channel: Campaign['channel']): string {
+  return channel === 'email' ? 'contact has no email address' : 'contact has no phone number';
+}

@@ -1,0 +1,122 @@
+import { sql } from 'kysely';
+import type { Engine } from '../../db/connect.js';
+import type { Bool, SendsTable, SendStatus } from '../../db/schema.js';
+import type { Tx } from '../../db/transaction.js';
+
+/** Statuses that mean the contact received (or is about to receive) the campaign. */
+export const RECEIVED: SendStatus[] = ['queued', 'sending', 'sent'];
+/** Statuses that count toward the monthly allowance (decisions.md, Plans). */
+export const COUNTED: SendStatus[] = ['pending', 'queued', 'sending', 'sent', 'error'];
+
+/**
+ * Serialises triggers for one contact on PostgreSQL (SQLite transactions are serial already):
+ * the re-entry check and the insert that follows must not interleave with another trigger's.
+ */
+export async function lockContact(tx: Tx, engine: Engine, accountId: string, contactId: string): Promise<void> {
+  if (engine !== 'postgres') return;
+  await sql`select id from contacts where account_id = ${accountId} and id = ${contactId} for update`.execute(tx);
+}
+
+/** Likewise for the account's allowance count. Always taken after the contact lock. */
+export async function lockAccount(tx: Tx, engine: Engine, accountId: string): Promise<void> {
+  if (engine !== 'postgres') return;
+  await sql`select id from accounts where id = ${accountId} for update`.execute(tx);
+}
+
+export async function isOptedOut(tx: Tx, accountId: string, contactId: string): Promise<boolean> {
+  const row = await tx.selectFrom('contacts').select('opted_out').where('account_id', '=', accountId).where('id', '=', contactId).executeTakeFirst();
+  return row?.opted_out === 1;
+}
+
+/** Moves a pending send's due time; returns its id, or undefined when none is pending. */
+export async function restartPending(tx: Tx, accountId: string, campaignId: string, contactId: string, dueAt: number, now: number) {
+  const row = await tx
+    .updateTable('sends')
+    .set({ due_at: dueAt, updated_at: now })
+    .where('account_id', '=', accountId)
+    .where('campaign_id', '=', campaignId)
+    .where('contact_id', '=', contactId)
+    .where('status', '=', 'pending')
+    .returning('id')
+    .executeTakeFirst();
+  return row?.id;
+}
+
+/**
+ * When the contact last received the campaign (epoch ms), or undefined if never; `excludeSendId`
+ * skips a send itself. A test send from the admin panel is not a receipt: it never blocks re-entry.
+ */
+export async function lastReceipt(tx: Tx, accountId: string, campaignId: string, contactId: string, excludeSendId?: string) {
+  let query = tx
+    .selectFrom('sends')
+    .select(sql<number | null>`max(coalesce(sent_at, created_at))`.as('at'))
+    .where('account_id', '=', accountId)
+    .where('campaign_id', '=', campaignId)
+    .where('contact_id', '=', contactId)
+    .where('status', 'in', RECEIVED)
+    .where('test', '=', 0);
+  if (excludeSendId !== undefined) query = query.where('id', '!=', excludeSendId);
+  const row = await query.executeTakeFirst();
+  return row?.at == null ? undefined : Number(row.at);
+}
+
+/** Sends counted against the monthly allowance since `since`; test sends from the admin panel never count. */
+export async function countSendsSince(tx: Tx, accountId: string, since: number): Promise<number> {
+  const row = await tx
+    .selectFrom('sends')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('account_id', '=', accountId)
+    .where('created_at', '>=', since)
+    .where('status', 'in', COUNTED)
+    .where('test', '=', 0)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export async function primaryAddress(tx: Tx, accountId: string, contactId: string, channel: 'email' | 'whatsapp') {
+  const row =
+    channel === 'email'
+      ? await tx.selectFrom('contact_emails').select('email as address').where('account_id', '=', accountId).where('contact_id', '=', contactId).orderBy('position').limit(1).executeTakeFirst()
+      : await tx.selectFrom('contact_phones').select('phone as address').where('account_id', '=', accountId).where('contact_id', '=', contactId).orderBy('position').limit(1).executeTakeFirst();
+  return row?.address;
+}
+
+/** `test` is set only by the admin panel's test send; real sends leave it to its default (0). */
+export async function insertSend(tx: Tx, send: SendsTable & { test?: Bool }): Promise<void> {
+  await tx.insertInto('sends').values(send).execute();
+}
+
+/** Whether a send is an admin panel test send (the dispatcher skips the trigger rules and webhooks for it). */
+export async function isTestSend(tx: Tx, accountId: string, sendId: string): Promise<boolean> {
+  const row = await tx.selectFrom('sends').select('test').where('account_id', '=', accountId).where('id', '=', sendId).executeTakeFirst();
+  return row?.test === 1;
+}
+
+/**
+ * A campaign's real sends grouped by status, with how many were processed / delivered: its
+ * statistics. Test sends from the admin panel are left out.
+ */
+export async function countCampaignSends(tx: Tx, accountId: string, campaignId: string) {
+  const rows = await tx
+    .selectFrom('sends')
+    .select(['status', sql<number>`count(*)`.as('count'), sql<number>`count(processed_at)`.as('processed'), sql<number>`count(delivered_at)`.as('delivered')])
+    .where('account_id', '=', accountId)
+    .where('campaign_id', '=', campaignId)
+    .where('test', '=', 0)
+    .groupBy('status')
+    .execute();
+  // count() is a bigint on PostgreSQL: Number() keeps both engines alike.
+  return rows.map((r) => ({ status: r.status, count: Number(r.count), processed: Number(r.processed), delivered: Number(r.delivered) }));
+}
+
+export async function cancelPending(tx: Tx, accountId: string, campaignId: string, contactId: string, now: number): Promise<boolean> {
+  const result = await tx
+    .updateTable('sends')
+    .set({ status: 'cancelled', updated_at: now })
+    .where('account_id', '=', accountId)
+    .where('campaign_id', '=', campaignId)
+    .where('contact_id', '=', contactId)
+    .where('status', '=', 'pending')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}

@@ -1,0 +1,112 @@
+import type { Db, Engine } from '../../db/connect.js';
+import type { SendStatus } from '../../db/schema.js';
+import { inTransaction, withUniqueRetry, type Tx } from '../../db/transaction.js';
+import { AppError } from '../../errors.js';
+import { newId } from '../../ids.js';
+import type { Campaign } from '../campaigns/campaign.js';
+import { findCampaign } from '../campaigns/campaigns.service.js';
+import { applyContactWrite } from '../contacts/contacts.service.js';
+import { findContactIdByLeadString } from '../contacts/lead-lookup.js';
+import { missingAddressReason, recipientBlock } from './recipient-rules.js';
+import type { TriggerInput, TriggerResult } from './sends.schemas.js';
+import { countSendsSince, insertSend, lockAccount, lockContact, primaryAddress, restartPending } from './sends.repo.js';
+
+export interface SendDeps {
+  db: Db;
+  /** Wakes the dispatcher for a send due at that time (in this process, or through the database). */
+  wakeup?: (dueAt: number) => void;
+}
+
+/**
+ * `POST|GET /api/campaigns/trigger`. Campaign checks, the contact (looked up, or written from a
+ * `lead` object), the recipient rules, the allowance and the send row all happen in ONE
+ * transaction: a trigger is either fully recorded or not at all.
+ */
+export async function triggerCampaign(deps: SendDeps, accountId: string, input: TriggerInput, now = Date.now()): Promise<TriggerResult> {
+  const { db } = deps;
+  // A lost race on a unique constraint (a new contact's email, or the one-pending-send index)
+  // retries: the second run sees the winner's row and restarts or updates it.
+  const outcome = await withUniqueRetry(() =>
+    inTransaction(db, async (tx) => {
+      const campaign = await requireTriggerableCampaign(tx, accountId, input.campaignId);
+      const contactId =
+        typeof input.lead === 'string' ? await requireLead(tx, accountId, input.lead) : (await applyContactWrite(tx, accountId, input.lead, now)).id;
+      await lockContact(tx, db.engine, accountId, contactId);
+      return decide(tx, db.engine, campaign, contactId, now);
+    }),
+  );
+  if (outcome.dueAt !== undefined) deps.wakeup?.(outcome.dueAt);
+  return outcome.result;
+}
+
+async function requireTriggerableCampaign(tx: Tx, accountId: string, campaignId: string): Promise<Campaign> {
+  const campaign = await findCampaign(tx, accountId, campaignId);
+  if (!campaign) throw new AppError('CAMPAIGN_NOT_FOUND');
+  if (campaign.schedule !== 'api') throw new AppError('CAMPAIGN_NOT_API');
+  if (!campaign.active) throw new AppError('CAMPAIGN_NOT_ACTIVE');
+  return campaign;
+}
+
+export async function requireLead(tx: Tx, accountId: string, lead: string): Promise<string> {
+  const contactId = await findContactIdByLeadString(tx, accountId, lead);
+  if (!contactId) throw new AppError('LEAD_NOT_FOUND');
+  return contactId;
+}
+
+interface Outcome {
+  result: TriggerResult;
+  /** Set when a send now waits for the dispatcher. */
+  dueAt?: number;
+}
+
+async function decide(tx: Tx, engine: Engine, campaign: Campaign, contactId: string, now: number): Promise<Outcome> {
+  const base = { campaignId: campaign.id, leadId: contactId, mode: campaign.mode } as const;
+  const record = async (status: SendStatus, options: { dueAt?: number; to?: string; reason?: string } = {}): Promise<Outcome> => {
+    const sendId = newId('snd');
+    await insertSend(tx, {
+      id: sendId,
+      account_id: campaign.accountId,
+      campaign_id: campaign.id,
+      contact_id: contactId,
+      status,
+      channel: campaign.channel,
+      due_at: options.dueAt ?? now,
+      lease_until: null,
+      attempts: 0,
+      reason: options.reason ?? null,
+      to_address: options.to ?? null,
+      provider_message_id: null,
+      processed_at: null,
+      delivered_at: null,
+      sent_at: null,
+      created_at: now,
+      updated_at: now,
+    });
+    const waiting = status === 'queued' || status === 'pending';
+    return { result: { ...base, sendId, status: status as TriggerResult['status'] }, dueAt: waiting ? options.dueAt : undefined };
+  };
+
+  const dueAt = campaign.mode === 'delay' ? now + campaign.delaySeconds * 1000 : now;
+  const blocked = await recipientBlock(tx, campaign, contactId, now);
+  if (blocked === 'optout') return record('optout');
+  // A second trigger while a delayed send waits restarts its timer: same send, counted once.
+  if (campaign.mode === 'delay') {
+    const pendingId = await restartPending(tx, campaign.accountId, campaign.id, contactId, dueAt, now);
+    if (pendingId) return { result: { ...base, sendId: pendingId, status: 'pending' }, dueAt };
+  }
+  if (blocked === 'rejected') return record('rejected');
+  await checkAllowance(tx, engine, campaign.accountId, now);
+  const to = await primaryAddress(tx, campaign.accountId, contactId, campaign.channel);
+  if (!to) return record('error', { reason: missingAddressReason(campaign.channel) });
+  return record(campaign.mode === 'delay' ? 'pending' : 'queued', { dueAt, to });
+}
+
+/** The monthly allowance (UTC calendar month): a trigger past it is refused and nothing is queued. */
+async function checkAllowance(tx: Tx, engine: Engine, accountId: string, now: number): Promise<void> {
+  const account = await tx.selectFrom('accounts').select('allowance').where('id', '=', accountId).executeTakeFirstOrThrow();
+  if (account.allowance === null) return;
+  await lockAccount(tx, engine, accountId);
+  const date = new Date(now);
+  const monthStart = Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1);
+  if ((await countSendsSince(tx, accountId, monthStart)) >= account.allowance) throw new AppError('ALLOWANCE_EXHAUSTED');
+}

@@ -1,0 +1,21 @@
+import type { Db } from '../../db/connect.js';
+import { findSendById, insertEngagement } from './engagements.repo.js';
+
+/**
+ * Counts an open (pixel fetch) or a click of a send named by a genuine token. Every fetch or
+ * click is a row: totals count rows, unique counts distinct sends (campaignStats). Test sends
+ * are left out of the statistics, so nothing is recorded for them. Returns false when the
+ * send does not exist (the caller answers 404); `count: false` only checks that (HEAD).
+ */
+export async function trackEngagement(
+  db: Db,
+  engagement: { sendId: string; kind: 'open' } | { sendId: string; kind: 'click'; url: string },
+  options: { count: boolean; now?: number },
+): Promise<boolean> {
+  const send = await findSendById(db.kysely, engagement.sendId);
+  if (!send) return false;
+  if (options.count && !send.test) {
+    await insertEngagement(db.kysely, send, engagement.kind, engagement.kind === 'click' ? engagement.url : null, options.now ?? Date.now());
+  }
+  return true;
+}

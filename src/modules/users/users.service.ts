@@ -1,0 +1,49 @@
+import { randomBytes, scrypt as scryptCallback, type ScryptOptions } from 'node:crypto';
+import { promisify } from 'node:util';
+import validator from 'validator';
+import type { Db } from '../../db/connect.js';
+import { isUniqueViolation } from '../../db/transaction.js';
+import { AppError, invalid } from '../../errors.js';
+import { newId } from '../../ids.js';
+import { safeEqual } from '../../crypto.js';
+import { getAccount } from '../accounts/accounts.service.js';
+
+export type Role = 'admin' | 'member';
+export const ROLES: readonly Role[] = ['admin', 'member'];
+
+const scrypt = promisify(scryptCallback) as (password: string, salt: Buffer, keylen: number, options: ScryptOptions) => Promise<Buffer>;
+// scrypt is memory-hard (N=2^15, r=8: 32 MiB per hash) and ships with Node: no native add-on.
+const SCRYPT = { N: 2 ** 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 };
+
+export async function hashPassword(password: string): Promise<string> {
+  const salt = randomBytes(16);
+  const hash = await scrypt(password, salt, 32, SCRYPT);
+  return `scrypt$${SCRYPT.N}$${SCRYPT.r}$${SCRYPT.p}$${salt.toString('base64url')}$${hash.toString('base64url')}`;
+}
+
+export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+  const [kind, n, r, p, salt, hash] = stored.split('$');
+  if (kind !== 'scrypt' || !salt || !hash) return false;
+  const actual = await scrypt(password, Buffer.from(salt, 'base64url'), 32, { N: Number(n), r: Number(r), p: Number(p), maxmem: SCRYPT.maxmem });
+  return safeEqual(actual.toString('base64url'), hash);
+}
+
+export async function createUser(db: Db, accountId: string, input: { email: string; password: string; role?: Role }): Promise<{ id: string }> {
+  await getAccount(db, accountId);
+  const email = input.email.trim().toLowerCase();
+  if (!validator.isEmail(email)) throw invalid('/email', 'email is not a valid address');
+  if (input.password.length < 8) throw invalid('/password', 'password must be at least 8 characters');
+  const role = input.role ?? 'admin';
+  if (!ROLES.includes(role)) throw invalid('/role', 'role must be admin or member');
+  const id = newId('usr');
+  try {
+    await db.kysely
+      .insertInto('users')
+      .values({ id, account_id: accountId, email, password_hash: await hashPassword(input.password), role, created_at: Date.now() })
+      .execute();
+  } catch (err) {
+    if (isUniqueViolation(err)) throw new AppError('CONFLICT', { message: `a user with email '${email}' already exists` });
+    throw err;
+  }
+  return { id };
+}

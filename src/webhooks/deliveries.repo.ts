@@ -1,0 +1,133 @@
+import { sql, type ExpressionBuilder } from 'kysely';
+import type { Db } from '../db/connect.js';
+import type { Database, WebhookDeliveriesTable } from '../db/schema.js';
+import { inTransaction } from '../db/transaction.js';
+import { newId } from '../ids.js';
+import { nextAttemptAt } from './backoff.js';
+
+export type ClaimedDelivery = Pick<WebhookDeliveriesTable, 'id' | 'account_id' | 'campaign_id' | 'url' | 'payload' | 'attempts'>;
+
+/**
+ * Claims up to `limit` due deliveries for this worker with one conditional UPDATE ...
+ * RETURNING: pending rows whose time has come, and rows whose lease ran out (their worker
+ * died). On PostgreSQL the inner SELECT locks with SKIP LOCKED so workers on other machines
+ * take other rows instead of waiting; the due condition is repeated in the outer WHERE so a
+ * row another worker claimed meanwhile is never taken twice. SQLite has one writer, so the
+ * statement alone is atomic. `attempts` goes up at the claim and fences the outcome write.
+ */
+export async function claimDue(db: Db, now: number, leaseMs: number, limit: number): Promise<ClaimedDelivery[]> {
+  const due = (eb: ExpressionBuilder<Database, 'webhook_deliveries'>) =>
+    eb.or([
+      eb.and([eb('status', '=', 'pending'), eb('next_attempt_at', '<=', now)]),
+      eb.and([eb('status', '=', 'delivering'), eb('lease_until', '<', now)]),
+    ]);
+  return db.kysely
+    .updateTable('webhook_deliveries')
+    .set((eb) => ({ status: 'delivering', lease_until: now + leaseMs, attempts: eb('attempts', '+', 1), updated_at: now }))
+    .where((eb) =>
+      eb.and([
+        eb(
+          'id',
+          'in',
+          eb
+            .selectFrom('webhook_deliveries')
+            .select('id')
+            .where(due)
+            .orderBy('next_attempt_at')
+            .limit(limit)
+            .$if(db.engine === 'postgres', (q) => q.forUpdate().skipLocked()),
+        ),
+        due(eb),
+      ]),
+    )
+    .returning(['id', 'account_id', 'campaign_id', 'url', 'payload', 'attempts'])
+    .execute();
+}
+
+/** The campaign's sealed `whsec_` secret, or undefined when the campaign is gone. */
+export async function sealedSecretOf(db: Db, accountId: string, campaignId: string): Promise<string | undefined> {
+  const row = await db.kysely
+    .selectFrom('campaigns')
+    .select('webhook_secret')
+    .where('account_id', '=', accountId)
+    .where('id', '=', campaignId)
+    .executeTakeFirst();
+  return row?.webhook_secret;
+}
+
+export interface AttemptRecord {
+  attemptedAt: number;
+  finishedAt: number;
+  durationMs: number;
+  statusCode: number | null;
+  error: string | null;
+}
+
+export type AttemptResult = 'delivered' | 'retry' | 'failed' | 'stale';
+
+/**
+ * Logs the attempt and moves the delivery on, in one transaction. The state change is fenced on
+ * (status delivering, attempts as claimed): if the lease ran out and another worker claimed
+ * the row meanwhile, this worker's outcome is logged but decides nothing ('stale').
+ */
+export async function recordAttempt(db: Db, delivery: ClaimedDelivery, attempt: AttemptRecord): Promise<AttemptResult> {
+  const delivered = attempt.statusCode !== null && attempt.statusCode >= 200 && attempt.statusCode < 300;
+  return inTransaction(db, async (tx) => {
+    await tx
+      .insertInto('webhook_attempts')
+      .values({
+        id: newId('wha'),
+        account_id: delivery.account_id,
+        delivery_id: delivery.id,
+        attempted_at: attempt.attemptedAt,
+        duration_ms: attempt.durationMs,
+        status_code: attempt.statusCode,
+        error: attempt.error,
+      })
+      .execute();
+
+    let next: number | null = null;
+    if (!delivered) {
+      // The 24-hour window runs from the first attempt actually made (the worker may have been down at enqueue time).
+      const first = await tx
+        .selectFrom('webhook_attempts')
+        .select(sql<number | null>`min(attempted_at)`.as('at'))
+        .where('delivery_id', '=', delivery.id)
+        .executeTakeFirstOrThrow();
+      next = nextAttemptAt(Number(first.at ?? attempt.attemptedAt), attempt.finishedAt, delivery.attempts);
+    }
+    const result: AttemptResult = delivered ? 'delivered' : next === null ? 'failed' : 'retry';
+    const updated = await tx
+      .updateTable('webhook_deliveries')
+      .set({
+        status: result === 'retry' ? 'pending' : result,
+        ...(next !== null ? { next_attempt_at: next } : {}),
+        lease_until: null,
+        last_status_code: attempt.statusCode,
+        last_error: attempt.error,
+        updated_at: attempt.finishedAt,
+      })
+      .where('id', '=', delivery.id)
+      .where('status', '=', 'delivering')
+      .where('attempts', '=', delivery.attempts)
+      .executeTakeFirst();
+    return Number(updated.numUpdatedRows) === 1 ? result : 'stale';
+  });
+}
+
+/** The earliest time something may become claimable: a pending row's due time or a running lease's end. */
+export async function nextWakeAt(db: Db): Promise<number | null> {
+  // Two index-friendly MINs rather than one CASE over every open row.
+  const pending = await db.kysely
+    .selectFrom('webhook_deliveries')
+    .select(sql<number | null>`min(next_attempt_at)`.as('at'))
+    .where('status', '=', 'pending')
+    .executeTakeFirstOrThrow();
+  const leased = await db.kysely
+    .selectFrom('webhook_deliveries')
+    .select(sql<number | null>`min(lease_until)`.as('at'))
+    .where('status', '=', 'delivering')
+    .executeTakeFirstOrThrow();
+  const times = [pending.at, leased.at].filter((t): t is number => t !== null).map(Number);
+  return times.length === 0 ? null : Math.min(...times);
+}

@@ -1,0 +1,98 @@
+import type { Db } from '../db/connect.js';
+import type { WebhookDeliveriesTable } from '../db/schema.js';
+import { AppError } from '../errors.js';
+import { iso } from '../time.js';
+import { webhookMessageId } from './enqueue.js';
+
+export interface WebhookAttemptView {
+  id: string;
+  attemptedAt: string;
+  durationMs: number;
+  /** The receiver's HTTP status; null when there was no answer (see error). */
+  statusCode: number | null;
+  error: string | null;
+}
+
+export interface WebhookDeliveryView {
+  id: string;
+  /** The `webhook-id` header sent on every attempt. */
+  messageId: string;
+  sendId: string;
+  position: number;
+  url: string;
+  status: WebhookDeliveriesTable['status'];
+  /** The exact JSON that was signed and sent. */
+  payload: unknown;
+  /** When the next attempt is due; null while one runs and once delivered or failed. */
+  nextAttemptAt: string | null;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  createdAt: string;
+  updatedAt: string;
+  /** Oldest first. */
+  attempts: WebhookAttemptView[];
+}
+
+export const DEFAULT_LIST_LIMIT = 100;
+export const MAX_LIST_LIMIT = 1000;
+
+/**
+ * The webhook delivery log of one campaign, newest delivery first, each with its attempts
+ * (the admin panel's log). Another account's campaign answers like one that does not exist.
+ */
+export async function listWebhookDeliveries(db: Db, accountId: string, campaignId: string, options: { limit?: number } = {}): Promise<WebhookDeliveryView[]> {
+  const limit = Math.min(Math.max(options.limit ?? DEFAULT_LIST_LIMIT, 1), MAX_LIST_LIMIT);
+  const campaign = await db.kysely
+    .selectFrom('campaigns')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('id', '=', campaignId)
+    .executeTakeFirst();
+  if (!campaign) throw new AppError('CAMPAIGN_NOT_FOUND');
+
+  const deliveries = await db.kysely
+    .selectFrom('webhook_deliveries')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('campaign_id', '=', campaignId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+  if (deliveries.length === 0) return [];
+
+  const attempts = await db.kysely
+    .selectFrom('webhook_attempts')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where(
+      'delivery_id',
+      'in',
+      deliveries.map((d) => d.id),
+    )
+    .orderBy('attempted_at')
+    .orderBy('id')
+    .execute();
+  const byDelivery = new Map<string, WebhookAttemptView[]>();
+  for (const a of attempts) {
+    const list = byDelivery.get(a.delivery_id) ?? [];
+    list.push({ id: a.id, attemptedAt: iso(Number(a.attempted_at)), durationMs: a.duration_ms, statusCode: a.status_code, error: a.error });
+    byDelivery.set(a.delivery_id, list);
+  }
+
+  return deliveries.map((d) => ({
+    id: d.id,
+    messageId: webhookMessageId(d.id),
+    sendId: d.send_id,
+    position: d.position,
+    url: d.url,
+    status: d.status,
+    payload: JSON.parse(d.payload) as unknown,
+    nextAttemptAt: d.status === 'pending' ? iso(Number(d.next_attempt_at)) : null,
+    lastStatusCode: d.last_status_code,
+    lastError: d.last_error,
+    createdAt: iso(Number(d.created_at)),
+    updatedAt: iso(Number(d.updated_at)),
+    attempts: byDelivery.get(d.id) ?? [],
+  }));
+}

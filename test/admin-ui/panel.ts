@@ -1,0 +1,147 @@
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Config } from '../../src/config.js';
+import type { Db } from '../../src/db/connect.js';
+import { startHerald, type Herald } from '../../src/herald.js';
+import { createLogger } from '../../src/http/logger.js';
+import { createAccount, type Plan } from '../../src/modules/accounts/accounts.service.js';
+import { createUser, type Role } from '../../src/modules/users/users.service.js';
+import { testConfig } from '../helpers/app.js';
+import { randomEmail, uniq } from '../helpers/factories.js';
+
+/**
+ * The admin panel's browser tests: the whole service (API, panel, dispatcher, webhooks)
+ * listening on a free port, and Debian's Chromium driven by playwright-core.
+ */
+
+export interface PanelHerald {
+  herald: Herald;
+  db: Db;
+  config: Config;
+  /** http://127.0.0.1:PORT */
+  baseUrl: string;
+  logs: string[];
+  close(): Promise<void>;
+}
+
+export async function startPanelHerald(env: Record<string, string> = {}): Promise<PanelHerald> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'herald-panel-'));
+  const config = testConfig({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', WEBHOOK_ALLOW_PRIVATE: 'true', ...env });
+  const logs: string[] = [];
+  const sink = new Writable({
+    write(chunk, _enc, done) {
+      logs.push(String(chunk));
+      done();
+    },
+  });
+  const herald = await startHerald({ config, logger: createLogger('warn', sink), role: 'all', listen: true });
+  const { port } = herald.app!.server.address() as AddressInfo;
+  return {
+    herald,
+    db: herald.db,
+    config,
+    baseUrl: `http://127.0.0.1:${port}`,
+    logs,
+    async close() {
+      await herald.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface PanelUser {
+  accountId: string;
+  accountName: string;
+  userId: string;
+  email: string;
+  password: string;
+}
+
+/** A fresh account and one of its users, made with the services (as `herald account/user create`). */
+export async function makePanelAccount(db: Db, options: { plan?: Plan; role?: Role } = {}): Promise<PanelUser> {
+  const accountName = uniq('Acme ');
+  const account = await createAccount(db, { name: accountName, plan: options.plan });
+  return addPanelUser(db, account.id, accountName, options.role ?? 'admin');
+}
+
+export async function addPanelUser(db: Db, accountId: string, accountName: string, role: Role): Promise<PanelUser> {
+  const email = randomEmail();
+  const password = `pw-${uniq()}`;
+  const user = await createUser(db, accountId, { email, password, role });
+  return { accountId, accountName, userId: user.id, email, password };
+}
+
+const CHROMIUM_ARGS = ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: CHROMIUM_ARGS });
+}
+
+/** A browser context for the panel, allowed to use the clipboard (to read what "Copy" put there). */
+export async function newPanelContext(browser: Browser, baseUrl: string, viewport = { width: 1360, height: 900 }): Promise<BrowserContext> {
+  const context = await browser.newContext({ baseURL: baseUrl, viewport, locale: 'en-GB', timezoneId: 'UTC' });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: baseUrl });
+  context.setDefaultTimeout(10_000);
+  return context;
+}
+
+/** Signs in through the form, as a person would, and waits for the panel. */
+export async function signIn(page: Page, user: Pick<PanelUser, 'email' | 'password'>): Promise<void> {
+  await page.goto('/admin/');
+  await page.getByLabel('Email').fill(user.email);
+  await page.getByLabel('Password').fill(user.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  // attached, not visible: on a narrow screen the navigation sits behind the Menu button.
+  await page.getByRole('navigation', { name: 'Main', includeHidden: true }).waitFor({ state: 'attached' });
+}
+
+export const RESULTS_DIR = join(process.cwd(), 'test-results');
+
+/** A full-page screenshot into test-results/ (kept by CI as an artifact). */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  // Let fonts, frames and the latest data settle so the picture shows the finished page.
+  await page.waitForLoadState('networkidle').catch(() => undefined);
+  await page.screenshot({ path: join(RESULTS_DIR, `${name}.png`), fullPage: true });
+}
+
+/** The admin API from inside the page: same cookie, optionally the CSRF token. */
+export async function apiFromPage(page: Page, method: string, path: string, options: { body?: unknown; csrf?: boolean } = {}): Promise<{ status: number; body: any }> {
+  return page.evaluate(
+    async ({ method, path, body, csrf }) => {
+      const headers: Record<string, string> = {};
+      if (body !== undefined) headers['content-type'] = 'application/json';
+      if (csrf) {
+        const session = await (await fetch('/admin/api/session', { credentials: 'same-origin' })).json();
+        headers['x-csrf-token'] = session.csrfToken;
+      }
+      const res = await fetch(path, { method, credentials: 'same-origin', headers, body: body === undefined ? undefined : JSON.stringify(body) });
+      const text = await res.text();
+      let parsed: unknown = text;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        // not JSON
+      }
+      return { status: res.status, body: parsed };
+    },
+    { method, path, body: options.body, csrf: options.csrf ?? false },
+  );
+}
+
+/** The public API, called from the test process like a customer's back end. */
+export async function publicApi(baseUrl: string, key: string, path: string, body: unknown): Promise<{ status: number; body: any }> {
+  const res = await fetch(baseUrl + path, { method: 'POST', headers: { 'content-type': 'application/json', 'x-service-api-key': key }, body: JSON.stringify(body) });
+  const text = await res.text();
+  let parsed: unknown = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // not JSON
+  }
+  return { status: res.status, body: parsed };
+}

@@ -1,0 +1,113 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { DeliveryError } from '../../src/dispatcher/channels/channel.js';
+import { EMAIL_FOOTER_TEXT } from '../../src/dispatcher/channels/email-render.js';
+import { createChannels, type Channels } from '../../src/dispatcher/channels/index.js';
+import { unsubscribeUrl } from '../../src/modules/unsubscribe/unsubscribe-token.js';
+import { startTestApp, type TestApp } from '../helpers/app.js';
+import { SmtpSink } from '../fakes/smtp-sink.js';
+import { captureLogger, insertCampaign, makeDelivery, makeRichContact, rejection } from './helpers.js';
+
+/** Email over real SMTP (nodemailer's pool) to a local sink, read back with a MIME parser. */
+let t: TestApp;
+let sink: SmtpSink;
+let channels: Channels;
+const log = captureLogger();
+
+before(async () => {
+  sink = await SmtpSink.start();
+  t = await startTestApp({ SMTP_URL: `smtp://mailer:smtp-pass-123@127.0.0.1:${sink.port}` });
+  channels = createChannels(t.config, t.db, log.logger);
+});
+after(async () => {
+  await channels.close();
+  await sink.close();
+  await t.close();
+});
+
+async function emailDelivery(settings: Parameters<typeof insertCampaign>[2] = {}) {
+  const rich = await makeRichContact(t);
+  const campaign = await insertCampaign(t.db, rich.accountId, settings);
+  return makeDelivery(t.db, campaign, rich.contact);
+}
+
+describe('email over SMTP', () => {
+  test('arrives with HTML and text parts, personalised, from the campaign sender to the primary email', async () => {
+    const request = await emailDelivery({
+      email_subject: 'Hi {{ contact.name }}',
+      email_html: '<p>{{ contact.name }} in {{ contact.fields.city }}: {{ contact.kpis.orders }} orders, {{ contact.tags | join: "," }}, {{ contact.metadata.plan }}</p>',
+      email_text: 'Text for {{ contact.name }} ({{ contact.fields.City }}, {{ contact.kpis.orders }}, {{ contact.tags | first }}, {{ contact.metadata.plan }})',
+    });
+    const before = sink.messages.length;
+    const receipt = await channels.email.deliver(request);
+    const [mail] = (await sink.waitFor(before + 1)).slice(before);
+    assert.ok(mail);
+    assert.deepEqual(mail.envelope, { from: 'news@acme.test', to: [request.to] });
+    assert.match(mail.from, /^"?Acme"? <news@acme\.test>$/);
+    assert.equal(mail.to, request.to);
+    assert.equal(mail.subject, 'Hi Ada Lovelace');
+    assert.match(mail.html!, /<p>Ada Lovelace in Lyon: 3 orders, vip-customer, gold<\/p>/);
+    assert.match(mail.text!, /^Text for Ada Lovelace \(Lyon, 3, vip-customer, gold\)/);
+    // Receipt: accepted by the server (250), under the Message-ID the recipient sees.
+    assert.equal(receipt.delivered, true);
+    assert.equal(receipt.providerMessageId, mail.messageId);
+    assert.equal(receipt.providerMessageId, `<${request.send.id}@acme.test>`);
+  });
+
+  test('carries List-Unsubscribe and List-Unsubscribe-Post one-click headers (RFC 8058)', async () => {
+    const request = await emailDelivery();
+    const before = sink.messages.length;
+    await channels.email.deliver(request);
+    const [mail] = (await sink.waitFor(before + 1)).slice(before);
+    const url = unsubscribeUrl(t.config, request.send.id);
+    assert.equal(mail!.headers['list-unsubscribe'], `<${url}>`);
+    assert.equal(mail!.headers['list-unsubscribe-post'], 'List-Unsubscribe=One-Click');
+    // No template placed the link: both parts carry the footer.
+    assert.ok(mail!.html!.includes(`<a href="${url}">${EMAIL_FOOTER_TEXT.link}</a>`));
+    assert.ok(mail!.text!.includes(`${EMAIL_FOOTER_TEXT.text} ${url}`));
+  });
+
+  test('an SMTP 4xx reply is a temporary failure', async () => {
+    const request = await emailDelivery();
+    sink.failNext(1, 451, 'Greylisted, try again');
+    const err = await rejection(channels.email.deliver(request));
+    assert.ok(err instanceof DeliveryError);
+    assert.equal(err.temporary, true);
+    assert.match(err.message, /451/);
+  });
+
+  test('an SMTP 5xx reply is a permanent failure with the server\'s reason', async () => {
+    const request = await emailDelivery();
+    sink.failNext(1, 550, 'Mailbox unavailable');
+    const err = await rejection(channels.email.deliver(request));
+    assert.ok(err instanceof DeliveryError);
+    assert.equal(err.temporary, false);
+    assert.match(err.message, /550.*Mailbox unavailable/);
+  });
+
+  test('a server that is down is a temporary failure, and sending works again once it is back', async () => {
+    const first = await emailDelivery();
+    await sink.stop();
+    try {
+      const err = await rejection(channels.email.deliver(first));
+      assert.ok(err instanceof DeliveryError);
+      assert.equal(err.temporary, true);
+    } finally {
+      await sink.restart();
+    }
+    const before = sink.messages.length;
+    const receipt = await channels.email.deliver(first);
+    assert.equal(receipt.delivered, true);
+    await sink.waitFor(before + 1);
+  });
+
+  test('the SMTP credentials never reach a log line or an error reason', async () => {
+    const request = await emailDelivery();
+    sink.failNext(1, 554, 'No');
+    const err = await rejection(channels.email.deliver(request));
+    assert.ok(!err.message.includes('smtp-pass-123'));
+    assert.ok(log.lines.length > 0, 'the channel logs');
+    assert.ok(!log.lines.join('\n').includes('smtp-pass-123'));
+    assert.ok(!t.logs.join('\n').includes('smtp-pass-123'));
+  });
+});

@@ -1,0 +1,146 @@
+import { simpleParser, type AddressObject } from 'mailparser';
+import type { AddressInfo } from 'node:net';
+import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
+
+/** One message the sink accepted, parsed the way a mail client would read it. */
+export interface ReceivedEmail {
+  /** SMTP envelope: MAIL FROM and RCPT TO. */
+  envelope: { from: string; to: string[] };
+  /** Header From / To as written, e.g. `Acme <news@acme.test>`. */
+  from: string;
+  to: string;
+  subject: string;
+  html: string | null;
+  text: string | null;
+  /** Header name (lower case) -> unfolded raw value, e.g. headers['list-unsubscribe']. */
+  headers: Record<string, string>;
+  messageId: string | null;
+}
+
+/**
+ * A local SMTP server for tests (the outside world's mail server). It accepts everything,
+ * except the next `failNext(n, code)` messages, which it refuses with that reply code after
+ * reading them. `stop()` and `restart()` take it down and bring it back on the same port.
+ */
+export class SmtpSink {
+  readonly messages: ReceivedEmail[] = [];
+  /** How many messages were refused by failNext. */
+  refused = 0;
+  private server: SMTPServer;
+  private failures: { remaining: number; code: number; message: string } | undefined;
+  private waiters: { count: number; resolve: () => void }[] = [];
+
+  private constructor(readonly port: number, server: SMTPServer) {
+    this.server = server;
+  }
+
+  static async start(): Promise<SmtpSink> {
+    let sink: SmtpSink | undefined;
+    const server = createServer((stream, session) => sink!.receive(stream, session));
+    const port = await listen(server, 0);
+    sink = new SmtpSink(port, server);
+    return sink;
+  }
+
+  /** The SMTP_URL that reaches this sink. */
+  get url(): string {
+    return `smtp://127.0.0.1:${this.port}`;
+  }
+
+  /** Refuse the next n messages with this SMTP reply code (4xx transient, 5xx permanent). */
+  failNext(n: number, code: number, message = code >= 500 ? 'Message rejected' : 'Try again later'): void {
+    this.failures = { remaining: n, code, message };
+  }
+
+  /** Resolves with the messages once `count` have arrived in total; rejects after the timeout. */
+  waitFor(count: number, timeoutMs = 5000): Promise<ReceivedEmail[]> {
+    if (this.messages.length >= count) return Promise.resolve(this.messages.slice());
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`smtp sink: ${this.messages.length} of ${count} messages after ${timeoutMs} ms`)), timeoutMs);
+      this.waiters.push({ count, resolve: () => (clearTimeout(timer), resolve(this.messages.slice())) });
+    });
+  }
+
+  /** Closes the port and drops open connections (the server is "down"). */
+  async stop(): Promise<void> {
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  /** Listens again on the same port. */
+  async restart(): Promise<void> {
+    this.server = createServer((stream, session) => this.receive(stream, session));
+    await listen(this.server, this.port);
+  }
+
+  close(): Promise<void> {
+    return this.stop();
+  }
+
+  private async receive(stream: SMTPServerDataStream, session: SMTPServerSession): Promise<void> {
+    const parsed = await simpleParser(stream);
+    if (this.failures && this.failures.remaining > 0) {
+      this.failures.remaining--;
+      this.refused++;
+      throw Object.assign(new Error(this.failures.message), { responseCode: this.failures.code });
+    }
+    const headers: Record<string, string> = {};
+    for (const { key, line } of parsed.headerLines) headers[key] = line.slice(line.indexOf(':') + 1).replace(/\r?\n[ \t]+/g, ' ').trim();
+    this.messages.push({
+      envelope: {
+        from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+        to: session.envelope.rcptTo.map((r) => r.address),
+      },
+      from: addressText(parsed.from),
+      to: addressText(parsed.to),
+      subject: parsed.subject ?? '',
+      html: typeof parsed.html === 'string' ? parsed.html : null,
+      text: parsed.text ?? null,
+      headers,
+      messageId: parsed.messageId ?? null,
+    });
+    this.waiters = this.waiters.filter((w) => (this.messages.length >= w.count ? (w.resolve(), false) : true));
+  }
+}
+
+function createServer(onMessage: (stream: SMTPServerDataStream, session: SMTPServerSession) => Promise<void>): SMTPServer {
+  const server = new SMTPServer({
+    // The built-in certificate has expired (design.md): plain SMTP only.
+    disabledCommands: ['STARTTLS'],
+    authOptional: true,
+    // Accept whatever login the client offers, over plain text: only loopback is involved.
+    allowInsecureAuth: true,
+    onAuth(auth, _session, callback) {
+      callback(null, { user: auth.username });
+    },
+    logger: false,
+    // stop() should take the server down now, not after the default 30 s grace period.
+    closeTimeout: 10,
+    onData(stream, session, callback) {
+      onMessage(stream, session).then(() => callback(), (err: Error) => {
+        // Whatever was not read yet must be drained before the reply is sent.
+        stream.resume();
+        stream.once('end', () => callback(err));
+        if (stream.readableEnded) callback(err);
+      });
+    },
+  });
+  // A client that dies mid-conversation (a SIGKILLed worker) resets its connection: for a mail
+  // server that is an ordinary event, not a crash of the test process.
+  server.on('error', () => undefined);
+  return server;
+}
+
+function listen(server: SMTPServer, port: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve((server.server.address() as AddressInfo).port);
+    });
+  });
+}
+
+function addressText(value: AddressObject | AddressObject[] | undefined): string {
+  if (!value) return '';
+  return (Array.isArray(value) ? value : [value]).map((a) => a.text).join(', ');
+}

@@ -1,0 +1,199 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { Db } from '../../src/db/connect.js';
+import { newId } from '../../src/ids.js';
+import { updateKey } from '../../src/modules/keys/keys.service.js';
+import { apiClient, startTestApp, type ApiResponse, type TestApp } from '../helpers/app.js';
+import { makeAccount, makeKey, makeTenant } from '../helpers/factories.js';
+
+/**
+ * The key checks of service-spec.md (Authentication) and decisions.md (Naming, Order of
+ * checks), through POST /api/events (scope events:write).
+ */
+
+/** A bare contact row, so a successful event call does not depend on the contact rules. */
+async function insertContact(db: Db, accountId: string): Promise<string> {
+  const id = newId('ld');
+  const now = Date.now();
+  await db.kysely
+    .insertInto('contacts')
+    .values({ id, account_id: accountId, name: 'Test Contact', archived: 0, opted_out: 0, metadata: '{}', created_at: now, updated_at: now })
+    .execute();
+  return id;
+}
+
+function assertError(res: ApiResponse, status: number, error: string, message: string): void {
+  assert.deepEqual({ status: res.status, body: res.body }, { status, body: { statusCode: status, error, message } });
+}
+
+function assertEventStored(res: ApiResponse, leadId: string): void {
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  assert.equal(res.body.leadId, leadId);
+  assert.match(res.body.id, /^ev_/);
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+let t: TestApp;
+before(async () => {
+  t = await startTestApp();
+});
+after(async () => {
+  await t.close();
+});
+
+/** A fresh account with one contact and a key of the given scopes. */
+async function tenantWithContact(scopes?: string[]) {
+  const tenant = await makeTenant(t.db, t.config, { scopes });
+  const leadId = await insertContact(t.db, tenant.accountId);
+  return { ...tenant, leadId };
+}
+
+describe('key checks', () => {
+  test('no key at all answers 401 API key is required', async () => {
+    const res = await apiClient(t.app).post('/api/events', { type: 'visit', leadId: 'ld_x' });
+    assertError(res, 401, 'Unauthorized', 'API key is required');
+  });
+
+  test('an empty key header counts as no key', async () => {
+    const res = await apiClient(t.app).post('/api/events', { type: 'visit', leadId: 'ld_x' }, { 'x-service-api-key': '' });
+    assertError(res, 401, 'Unauthorized', 'API key is required');
+  });
+
+  test('an unknown key answers 404 API key not found', async () => {
+    const res = await apiClient(t.app, 'hk_doesnotexist0000000000000000000').post('/api/events', { type: 'visit', leadId: 'ld_x' });
+    assertError(res, 404, 'Not Found', 'API key not found');
+  });
+
+  test('an inactive key answers 403 API key is not active', async () => {
+    const account = await makeAccount(t.db);
+    const key = await makeKey(t.db, t.config, account.id, { active: false });
+    const res = await apiClient(t.app, key.key).post('/api/events', { type: 'visit', leadId: 'ld_x' });
+    assertError(res, 403, 'Forbidden', 'API key is not active');
+  });
+
+  test('a key whose expiry has passed answers 403 API key has expired', async () => {
+    const account = await makeAccount(t.db);
+    const key = await makeKey(t.db, t.config, account.id, { expiresAt: Date.now() - 1000 });
+    const res = await apiClient(t.app, key.key).post('/api/events', { type: 'visit', leadId: 'ld_x' });
+    assertError(res, 403, 'Forbidden', 'API key has expired');
+  });
+
+  test('a key whose expiry is in the future works', async () => {
+    const account = await makeAccount(t.db);
+    const leadId = await insertContact(t.db, account.id);
+    const key = await makeKey(t.db, t.config, account.id, { expiresAt: Date.now() + 3_600_000 });
+    const res = await apiClient(t.app, key.key).post('/api/events', { type: 'visit', leadId });
+    assertEventStored(res, leadId);
+  });
+
+  test('a key without the endpoint scope answers 403 API key does not have the required permissions', async () => {
+    const { key } = await tenantWithContact(['leads:write', 'leads:read', 'campaigns:trigger']);
+    const res = await apiClient(t.app, key).post('/api/events', { type: 'visit', leadId: 'ld_x' });
+    assertError(res, 403, 'Forbidden', 'API key does not have the required permissions');
+  });
+
+  test('a key with only the endpoint scope works', async () => {
+    const { key, leadId } = await tenantWithContact(['events:write']);
+    assertEventStored(await apiClient(t.app, key).post('/api/events', { type: 'visit', leadId }), leadId);
+  });
+
+  test('an inactive key is refused before its missing scope is looked at', async () => {
+    const account = await makeAccount(t.db);
+    const key = await makeKey(t.db, t.config, account.id, { active: false, scopes: ['leads:write'] });
+    const res = await apiClient(t.app, key.key).post('/api/events', { type: 'visit', leadId: 'ld_x' });
+    assertError(res, 403, 'Forbidden', 'API key is not active');
+  });
+});
+
+describe('where the key is read from', () => {
+  test('x-service-api-key header works', async () => {
+    const { key, leadId } = await tenantWithContact();
+    assertEventStored(await apiClient(t.app).post('/api/events', { type: 'visit', leadId }, { 'x-service-api-key': key }), leadId);
+  });
+
+  test('Authorization: Bearer <key> works', async () => {
+    const { key, leadId } = await tenantWithContact();
+    assertEventStored(await apiClient(t.app).post('/api/events', { type: 'visit', leadId }, { authorization: `Bearer ${key}` }), leadId);
+  });
+
+  test('an unknown Bearer key answers 404 API key not found', async () => {
+    const res = await apiClient(t.app).post('/api/events', { type: 'visit', leadId: 'ld_x' }, { authorization: 'Bearer hk_nope' });
+    assertError(res, 404, 'Not Found', 'API key not found');
+  });
+
+  test('the api-key query parameter works on POST', async () => {
+    const { key, leadId } = await tenantWithContact();
+    assertEventStored(await apiClient(t.app).post(`/api/events?api-key=${key}`, { type: 'visit', leadId }), leadId);
+  });
+
+  test('header wins over query: valid header with a bogus query key works', async () => {
+    const { key, leadId } = await tenantWithContact();
+    const res = await apiClient(t.app).post('/api/events?api-key=hk_bogus', { type: 'visit', leadId }, { 'x-service-api-key': key });
+    assertEventStored(res, leadId);
+  });
+
+  test('header wins over query: bogus header with a valid query key answers 404', async () => {
+    const { key, leadId } = await tenantWithContact();
+    const res = await apiClient(t.app).post(`/api/events?api-key=${key}`, { type: 'visit', leadId }, { 'x-service-api-key': 'hk_bogus' });
+    assertError(res, 404, 'Not Found', 'API key not found');
+  });
+
+  test('Bearer wins over query: bogus Bearer with a valid query key answers 404', async () => {
+    const { key, leadId } = await tenantWithContact();
+    const res = await apiClient(t.app).post(`/api/events?api-key=${key}`, { type: 'visit', leadId }, { authorization: 'Bearer hk_bogus' });
+    assertError(res, 404, 'Not Found', 'API key not found');
+  });
+});
+
+describe('changes to a key reach the running app within 1 second', () => {
+  /** Calls until the answer is a refusal or `limitMs` passes; returns the last answer and when it came. */
+  async function pollUntilRefused(key: string, leadId: string, limitMs = 1500) {
+    const started = Date.now();
+    for (;;) {
+      const res = await apiClient(t.app, key).post('/api/events', { type: 'visit', leadId });
+      const elapsed = Date.now() - started;
+      if (res.status !== 200 || elapsed > limitMs) return { res, elapsed };
+      await sleep(50);
+    }
+  }
+
+  test('a key switched off is refused within 1 s', async () => {
+    const { accountId, keyId, key, leadId } = await tenantWithContact();
+    // Warm the app's key cache, so the test covers a cached key going stale.
+    assertEventStored(await apiClient(t.app, key).post('/api/events', { type: 'visit', leadId }), leadId);
+    await updateKey(t.db, accountId, keyId, { active: false });
+    const { res, elapsed } = await pollUntilRefused(key, leadId);
+    assertError(res, 403, 'Forbidden', 'API key is not active');
+    assert.ok(elapsed <= 1000, `refused only after ${elapsed} ms`);
+  });
+
+  test('a key that loses the scope is refused within 1 s', async () => {
+    const { accountId, keyId, key, leadId } = await tenantWithContact();
+    assertEventStored(await apiClient(t.app, key).post('/api/events', { type: 'visit', leadId }), leadId);
+    await updateKey(t.db, accountId, keyId, { scopes: ['leads:write'] });
+    const { res, elapsed } = await pollUntilRefused(key, leadId);
+    assertError(res, 403, 'Forbidden', 'API key does not have the required permissions');
+    assert.ok(elapsed <= 1000, `refused only after ${elapsed} ms`);
+  });
+
+  test('a key reaching its expiry while in use is refused within 1 s', async () => {
+    const account = await makeAccount(t.db);
+    const leadId = await insertContact(t.db, account.id);
+    const expiresAt = Date.now() + 400;
+    const { key } = await makeKey(t.db, t.config, account.id, { expiresAt });
+    assertEventStored(await apiClient(t.app, key).post('/api/events', { type: 'visit', leadId }), leadId);
+    const { res } = await pollUntilRefused(key, leadId);
+    assertError(res, 403, 'Forbidden', 'API key has expired');
+    assert.ok(Date.now() - expiresAt <= 1000, `refused only ${Date.now() - expiresAt} ms after expiry`);
+  });
+
+  test('an expiry set on a key in use is applied within 1 s', async () => {
+    const { accountId, keyId, key, leadId } = await tenantWithContact();
+    assertEventStored(await apiClient(t.app, key).post('/api/events', { type: 'visit', leadId }), leadId);
+    await updateKey(t.db, accountId, keyId, { expiresAt: Date.now() - 1 });
+    const { res, elapsed } = await pollUntilRefused(key, leadId);
+    assertError(res, 403, 'Forbidden', 'API key has expired');
+    assert.ok(elapsed <= 1000, `refused only after ${elapsed} ms`);
+  });
+});
