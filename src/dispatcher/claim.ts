@@ -8,8 +8,11 @@ export type ClaimedSend = Pick<SendsTable, 'id' | 'account_id' | 'campaign_id' |
 /**
  * Claims due sends with one conditional UPDATE ... RETURNING: pending and queued sends whose
  * time has come, and sends whose worker's lease ran out (it died mid-send). On PostgreSQL the
- * inner SELECT skips rows another worker is claiming, so any number of workers share the queue.
- * `attempts` is bumped here: it fences the outcome write of a worker whose lease was taken over.
+ * pick skips rows another worker is claiming, so any number of workers share the queue. The
+ * pick is a MATERIALIZED CTE so it runs exactly once (see webhooks/deliveries.repo.ts: as an
+ * `IN (subquery)` PostgreSQL may re-run it per row and, skipping its own updates, claim more
+ * than `limit`). `attempts` is bumped here: it fences the outcome write of a worker whose
+ * lease was taken over.
  */
 export async function claimDueSends(db: Db, now: number, leaseMs: number, limit: number): Promise<ClaimedSend[]> {
   const skipLocked = db.engine === 'postgres' ? sql`for update skip locked` : sql``;
@@ -18,9 +21,10 @@ export async function claimDueSends(db: Db, now: number, leaseMs: number, limit:
   // with the outcomes being recorded at the same moment (group commit, db/transaction.ts).
   const result = await inTransaction(db, (tx) =>
     sql<ClaimedSend>`
+    with picked as materialized (select id from sends where ${due} order by due_at limit ${limit} ${skipLocked})
     update sends
        set status = 'sending', lease_until = ${now + leaseMs}, attempts = attempts + 1, updated_at = ${now}
-     where id in (select id from sends where ${due} order by due_at limit ${limit} ${skipLocked})
+     where id in (select id from picked)
        and ${due}
     returning id, account_id, campaign_id, contact_id, channel, attempts, due_at`.execute(tx),
   );

@@ -10,10 +10,15 @@ export type ClaimedDelivery = Pick<WebhookDeliveriesTable, 'id' | 'account_id' |
 /**
  * Claims up to `limit` due deliveries for this worker with one conditional UPDATE ...
  * RETURNING: pending rows whose time has come, and rows whose lease ran out (their worker
- * died). On PostgreSQL the inner SELECT locks with SKIP LOCKED so workers on other machines
- * take other rows instead of waiting; the due condition is repeated in the outer WHERE so a
- * row another worker claimed meanwhile is never taken twice. SQLite has one writer, so the
- * statement alone is atomic. `attempts` goes up at the claim and fences the outcome write.
+ * died). The rows are picked in a MATERIALIZED CTE so the pick runs exactly once: as an
+ * `IN (subquery)`, PostgreSQL may plan a semi-join that re-runs the subquery per row, and
+ * with SKIP LOCKED each re-run skips the rows just updated and picks new ones, claiming far
+ * more than `limit`. On PostgreSQL the pick locks with SKIP LOCKED so workers on other
+ * machines take other rows instead of waiting; the due condition is repeated in the outer
+ * WHERE so a row another worker claimed meanwhile is never taken twice. SQLite has one
+ * writer, so the statement alone is atomic. `attempts` goes up at the claim and fences the
+ * outcome write. Ties on the due time go in creation order (ids are monotonic), so a send's
+ * URLs are tried in the order the campaign lists them.
  */
 export async function claimDue(db: Db, now: number, leaseMs: number, limit: number): Promise<ClaimedDelivery[]> {
   const due = (eb: ExpressionBuilder<Database, 'webhook_deliveries'>) =>
@@ -22,24 +27,21 @@ export async function claimDue(db: Db, now: number, leaseMs: number, limit: numb
       eb.and([eb('status', '=', 'delivering'), eb('lease_until', '<', now)]),
     ]);
   return db.kysely
+    .with(
+      (cte) => cte('picked').materialized(),
+      (q) =>
+        q
+          .selectFrom('webhook_deliveries')
+          .select('id')
+          .where(due)
+          .orderBy('next_attempt_at')
+          .orderBy('id')
+          .limit(limit)
+          .$if(db.engine === 'postgres', (q) => q.forUpdate().skipLocked()),
+    )
     .updateTable('webhook_deliveries')
     .set((eb) => ({ status: 'delivering', lease_until: now + leaseMs, attempts: eb('attempts', '+', 1), updated_at: now }))
-    .where((eb) =>
-      eb.and([
-        eb(
-          'id',
-          'in',
-          eb
-            .selectFrom('webhook_deliveries')
-            .select('id')
-            .where(due)
-            .orderBy('next_attempt_at')
-            .limit(limit)
-            .$if(db.engine === 'postgres', (q) => q.forUpdate().skipLocked()),
-        ),
-        due(eb),
-      ]),
-    )
+    .where((eb) => eb.and([eb('id', 'in', eb.selectFrom('picked').select('picked.id')), due(eb)]))
     .returning(['id', 'account_id', 'campaign_id', 'url', 'payload', 'attempts'])
     .execute();
 }

@@ -106,6 +106,15 @@ describe('webhook payload and signature', () => {
     assert.deepEqual(receiver.requests.map((r) => r.url).sort(), ['/a', '/b', '/c']);
     assert.equal(new Set(receiver.requests.map((r) => r.headers['webhook-id'])).size, 3);
   });
+
+  test('a worker taking one at a time delivers equally due URLs in the campaign order', async () => {
+    await freshReceiver();
+    const paths = ['/z', '/y', '/x', '/w', '/v'];
+    await makeFixture(t, paths.map((p) => receiver.url(p)));
+    const worker = makeWorker(t, { concurrency: 1 });
+    for (const _ of paths) assert.equal(await worker.runOnce(), 1);
+    assert.deepEqual(receiver.requests.map((r) => r.url), paths);
+  });
 });
 
 describe('enqueue is part of the send transaction', () => {

@@ -1,0 +1,55 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { claimDueSends } from '../../src/dispatcher/claim.js';
+import { apiClient } from '../helpers/app.js';
+import { makeTenant, uniq } from '../helpers/factories.js';
+import { makeEmailCampaign, startTestHerald, type TestHerald } from '../helpers/herald.js';
+
+/**
+ * The claim takes at most its limit, each due send once. On PostgreSQL a plain
+ * `IN (… LIMIT n FOR UPDATE SKIP LOCKED)` can be re-run per row by a semi-join plan and claim
+ * every due send at once; this test fails on that plan. The process serves the API only, so no
+ * dispatcher claims anything behind the test's back.
+ */
+let t: TestHerald;
+before(async () => {
+  t = await startTestHerald({}, { role: 'api' });
+});
+after(() => t.close());
+
+test('a claim takes at most its limit, oldest due first, and never the same send twice', async () => {
+  const tenant = await makeTenant(t.db, t.config);
+  const { id: campaignId } = await makeEmailCampaign(t, tenant.accountId);
+  const api = apiClient(t.app, tenant.key);
+  const mine: string[] = [];
+  for (let i = 0; i < 5; i++) {
+    const r = await api.post('/api/campaigns/trigger', { campaignId, lead: { email: `${uniq('claim')}@example.com`, name: 'Claim Test' } });
+    assert.equal(r.body.status, 'queued', JSON.stringify(r.body));
+    mine.push(r.body.sendId);
+  }
+  const now = Date.now() + 1000;
+  // Other test files on a shared database may have left due sends: they count toward the total.
+  const { count } = await t.db.kysely
+    .selectFrom('sends')
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .where('status', 'in', ['pending', 'queued'])
+    .where('due_at', '<=', now)
+    .executeTakeFirstOrThrow();
+  let left = Number(count);
+  assert.ok(left >= 5);
+
+  const claimed: string[] = [];
+  while (left > 0) {
+    const rows = await claimDueSends(t.db, now, 60_000, 2);
+    assert.equal(rows.length, Math.min(2, left), 'exactly the limit while more are due');
+    for (const row of rows) {
+      assert.equal(row.attempts, 1);
+      claimed.push(row.id);
+    }
+    left -= rows.length;
+  }
+  assert.deepEqual(await claimDueSends(t.db, now, 60_000, 2), [], 'nothing left: a claimed send is not claimed again');
+  assert.equal(new Set(claimed).size, claimed.length);
+  const myOrder = claimed.filter((id) => mine.includes(id));
+  assert.deepEqual(myOrder, mine, 'in due order');
+});
