@@ -7,10 +7,10 @@ import { getWhatsAppCredentials } from '../modules/accounts/whatsapp-credentials
 import type { Campaign } from '../modules/campaigns/campaign.js';
 import { findCampaign } from '../modules/campaigns/campaigns.service.js';
 import { getContactProfile, type ContactProfile } from '../modules/contacts/contacts.service.js';
-import { missingAddressReason, recipientBlock } from '../modules/sends/recipient-rules.js';
-import { isTestSend, primaryAddress } from '../modules/sends/sends.repo.js';
+import { missingAddressReason, reentryBlock } from '../modules/sends/recipient-rules.js';
 import { DeliveryError, type Channel } from './channels/channel.js';
 import { claimDueSends, nextDueAt, type ClaimedSend } from './claim.js';
+import { CommitWindow } from './commit-window.js';
 import { finishUndelivered, recordSent, requeue } from './outcome.js';
 
 export interface DispatcherOptions {
@@ -28,6 +28,8 @@ export interface DispatcherOptions {
   concurrency?: number;
   /** Longest idle sleep: short when wake-ups cannot reach this process (SQLite, separate worker). */
   idlePollMs?: number;
+  /** How long a delivered send's outcome waits for others to share its commit (SQLite only; default 5 ms). */
+  outcomeWindowMs?: number;
   /** Temporary failures are retried this many times in all, then the send ends in error. */
   maxAttempts?: number;
   now?: () => number;
@@ -60,6 +62,7 @@ export class Dispatcher {
   private readonly idlePollMs: number;
   private readonly maxAttempts: number;
   private readonly now: () => number;
+  private readonly outcomeWindow: CommitWindow;
 
   constructor(private readonly options: DispatcherOptions) {
     this.leaseMs = options.leaseMs ?? 120_000;
@@ -67,6 +70,8 @@ export class Dispatcher {
     this.idlePollMs = options.idlePollMs ?? 5_000;
     this.maxAttempts = options.maxAttempts ?? 10;
     this.now = options.now ?? Date.now;
+    // PostgreSQL commits on the pool's connections in parallel, off this thread: no need to wait.
+    this.outcomeWindow = new CommitWindow(options.db.engine === 'sqlite' ? (options.outcomeWindowMs ?? 5) : 0);
   }
 
   start(): void {
@@ -161,7 +166,7 @@ export class Dispatcher {
     try {
       const ready = await this.checkAtDueTime(send);
       if (!ready) return;
-      const { campaign, contact, to, test } = ready;
+      const { campaign, contact, to } = ready;
       const whatsapp = campaign.channel === 'whatsapp' ? await getWhatsAppCredentials(db, this.options.config, send.account_id) : null;
       const channel = campaign.channel === 'email' ? this.options.channels.email : this.options.channels.whatsapp;
       const receipt = await channel.deliver({
@@ -171,13 +176,15 @@ export class Dispatcher {
         to,
         account: { id: send.account_id, whatsapp: whatsapp && { phoneNumberId: whatsapp.phoneNumberId, token: whatsapp.token } },
       });
+      await this.outcomeWindow.wait();
       const now = this.now();
       // A test send reaches the tester, not the customer's systems: no webhooks for it.
-      const onSent = test ? undefined : this.options.onSentInTx;
+      const onSent = send.test ? undefined : this.options.onSentInTx;
       const recorded = await recordSent(db, send, { to, ...receipt }, now, onSent && ((tx) => onSent(tx, { send, campaign, contact, now })));
       if (recorded) this.options.afterSent?.({ send, campaign });
       else logger.warn({ sendId: send.id }, 'send delivered after its lease was taken over');
     } catch (err) {
+      await this.outcomeWindow.wait();
       await this.fail(send, err).catch((writeErr) => logger.error({ err: writeErr, sendId: send.id }, 'recording a send failure failed'));
     }
   }
@@ -186,31 +193,29 @@ export class Dispatcher {
    * Checks run again when a send comes due (decisions.md): a deactivated campaign ends it in
    * error, an opt-out in Optout, a receipt meanwhile in Rejected, a missing address in error.
    * A test send from the admin panel skips the campaign's activation and re-entry rules (it is
-   * how a draft is tried out), never the opt-out.
+   * how a draft is tried out), never the opt-out. The contact's profile is read in the same
+   * transaction: it is what the message is rendered from, and it holds the opt-out flag and
+   * the addresses in order (the first is the primary one).
    */
   private async checkAtDueTime(send: ClaimedSend) {
     const { db } = this.options;
     const now = this.now();
-    type Verdict = { end: 'error' | 'optout' | 'rejected'; reason: string | null } | { campaign: Campaign; to: string; test: boolean };
+    type Verdict = { end: 'error' | 'optout' | 'rejected'; reason: string | null } | { campaign: Campaign; contact: ContactProfile; to: string };
     const verdict = await inTransaction(db, async (tx): Promise<Verdict> => {
-      const [campaign, test] = await Promise.all([findCampaign(tx, send.account_id, send.campaign_id), isTestSend(tx, send.account_id, send.id)]);
-      if (!campaign || (!campaign.active && !test)) return { end: 'error', reason: 'campaign not active' };
-      const blocked = await recipientBlock(tx, campaign, send.contact_id, now, send.id);
-      if (blocked && !(test && blocked === 'rejected')) return { end: blocked, reason: null };
-      const to = await primaryAddress(tx, send.account_id, send.contact_id, campaign.channel);
+      const [campaign, contact] = await Promise.all([findCampaign(tx, send.account_id, send.campaign_id), getContactProfile(tx, send.account_id, { id: send.contact_id })]);
+      if (!campaign || (!campaign.active && !send.test)) return { end: 'error', reason: 'campaign not active' };
+      if (!contact) return { end: 'error', reason: 'contact not found' };
+      if (contact.optedOut) return { end: 'optout', reason: null };
+      if (!send.test && (await reentryBlock(tx, campaign, send.contact_id, now, send.id))) return { end: 'rejected', reason: null };
+      const to = campaign.channel === 'email' ? contact.emails[0] : contact.phones[0];
       if (!to) return { end: 'error', reason: missingAddressReason(campaign.channel) };
-      return { campaign, to, test };
+      return { campaign, contact, to };
     });
     if ('end' in verdict) {
       await finishUndelivered(db, send, verdict.end, verdict.reason, now);
       return undefined;
     }
-    const contact = await getContactProfile(db, send.account_id, { id: send.contact_id });
-    if (!contact) {
-      await finishUndelivered(db, send, 'error', 'contact not found', now);
-      return undefined;
-    }
-    return { campaign: verdict.campaign, contact, to: verdict.to, test: verdict.test };
+    return verdict;
   }
 
   private async fail(send: ClaimedSend, err: unknown): Promise<void> {

@@ -234,7 +234,8 @@ export async function getContactProfile(
   lookup: { id?: string; email?: string; phone?: string },
 ): Promise<ContactProfile | undefined> {
   const repo = new ContactsRepo(kyselyOf(db));
-  const contactId = await findByLookup(repo, accountId, lookup);
+  // By id the contact row itself is the look-up; by address, the address table gives the id.
+  const contactId = lookup.id ?? (await findByLookup(repo, accountId, lookup));
   const contact = contactId === undefined ? undefined : await repo.getContact(accountId, contactId);
   if (!contact) return undefined;
   const [emails, phones, tags, fieldRows, kpiRows, noteRows, trackers] = await Promise.all([
@@ -265,7 +266,6 @@ export async function getContactProfile(
 }
 
 async function findByLookup(repo: ContactsRepo, accountId: string, lookup: { id?: string; email?: string; phone?: string }) {
-  if (lookup.id !== undefined) return repo.findContactIdById(accountId, lookup.id);
   if (lookup.email !== undefined) return repo.findContactIdByEmail(accountId, lookup.email.trim().toLowerCase());
   if (lookup.phone !== undefined) {
     const phone = normalizePhone(lookup.phone);

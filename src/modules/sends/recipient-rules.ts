@@ -18,6 +18,11 @@ export async function recipientBlock(
   excludeSendId?: string,
 ): Promise<'optout' | 'rejected' | undefined> {
   if (await isOptedOut(tx, campaign.accountId, contactId)) return 'optout';
+  return reentryBlock(tx, campaign, contactId, now, excludeSendId);
+}
+
+/** The re-entry and cooldown half of recipientBlock, for a caller that has the opt-out flag already. */
+export async function reentryBlock(tx: Tx, campaign: Campaign, contactId: string, now: number, excludeSendId?: string): Promise<'rejected' | undefined> {
   const last = await lastReceipt(tx, campaign.accountId, campaign.id, contactId, excludeSendId);
   if (last === undefined) return undefined;
   if (!campaign.reentry) return 'rejected';

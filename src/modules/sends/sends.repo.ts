@@ -86,12 +86,6 @@ export async function insertSend(tx: Tx, send: SendsTable & { test?: Bool }): Pr
   await tx.insertInto('sends').values(send).execute();
 }
 
-/** Whether a send is an admin panel test send (the dispatcher skips the trigger rules and webhooks for it). */
-export async function isTestSend(tx: Tx, accountId: string, sendId: string): Promise<boolean> {
-  const row = await tx.selectFrom('sends').select('test').where('account_id', '=', accountId).where('id', '=', sendId).executeTakeFirst();
-  return row?.test === 1;
-}
-
 /**
  * A campaign's real sends grouped by status, with how many were processed / delivered: its
  * statistics. Test sends from the admin panel are left out.
