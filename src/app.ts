@@ -53,6 +53,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     reply.header('x-request-id', request.id);
   });
   installErrorHandling(app);
+  // A request with no body at all is judged as an empty object, so the details name each
+  // required member instead of the whole body (decisions.md: never the empty root).
+  app.addHook('preValidation', async (request) => {
+    if (request.body === undefined && request.routeOptions.schema?.body) request.body = {};
+  });
   await registerOpenApi(app, VERSION);
 
   // Key check (and rate limit) runs before the body is read, on every route that names a scope.

@@ -29,6 +29,8 @@ export function validationDetails(errors: AjvError[]): Problem[] {
     if (e.keyword === 'additionalProperties') {
       return { path: `${e.instancePath}/${String(e.params.additionalProperty)}`, message: 'is not an accepted member' };
     }
+    // A body that is JSON but not an object (a list, a string): no member is at fault.
+    if (e.instancePath === '' && e.keyword === 'type') return { path: '/', message: 'the request body must be a JSON object' };
     return { path: e.instancePath || '/', message: e.message ?? 'is invalid' };
   });
 }

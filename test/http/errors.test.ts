@@ -92,6 +92,28 @@ describe('order of checks', () => {
     assertError(res, 400, 'Bad Request', 'Invalid JSON body');
   });
 
+  test('a POST with no body at all names each required member, not the root', async () => {
+    const { key } = await makeTenant(t.db, t.config);
+    const api = apiClient(t.app, key);
+    const expected: [string, string[]][] = [
+      ['/api/events', ['/type']],
+      ['/api/campaigns/trigger', ['/campaignId', '/lead']],
+      ['/api/leads', ['/name', '/email']],
+    ];
+    for (const [url, paths] of expected) {
+      const details = assertValidation(await api.call({ method: 'POST', url }), paths[0]!);
+      assert.deepEqual(details.map((d) => d.path), paths, url);
+    }
+  });
+
+  test('a JSON body that is not an object is refused as a whole', async () => {
+    const { key } = await makeTenant(t.db, t.config);
+    for (const payload of ['[]', '"visit"', '42', 'null']) {
+      const res = await apiClient(t.app, key).call({ method: 'POST', url: '/api/events', payload, headers: json });
+      assert.deepEqual(res.body.details, [{ path: '/', message: 'the request body must be a JSON object' }], payload);
+    }
+  });
+
   test('a body over 1 MiB answers 413 Payload Too Large', async () => {
     const { key } = await makeTenant(t.db, t.config);
     const payload = JSON.stringify({ type: 'visit', leadId: 'ld_x', value: 'a'.repeat(MAX_BODY_BYTES) });
