@@ -112,20 +112,23 @@ export async function listOutbox(
   if (options.campaignId !== undefined) query = query.where('campaign_id', '=', options.campaignId);
   // The id makes the order stable; within one millisecond it is arbitrary (ulid is not monotonic).
   const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+  return { items: rows.map(outboxItem) };
+}
+
+/** An outbox row as the CLI and the admin panel show it: bodies, headers and payload parsed. */
+export function outboxItem(row: OutboxMessagesTable): OutboxItem {
   return {
-    items: rows.map((row) => ({
-      id: row.id,
-      sendId: row.send_id,
-      campaignId: row.campaign_id,
-      channel: row.channel,
-      to: row.to_address,
-      from: row.from_address,
-      subject: row.subject,
-      html: row.html,
-      text: row.text,
-      headers: JSON.parse(row.headers) as Record<string, string>,
-      payload: row.payload === null ? null : (JSON.parse(row.payload) as unknown),
-      createdAt: iso(Number(row.created_at)),
-    })),
+    id: row.id,
+    sendId: row.send_id,
+    campaignId: row.campaign_id,
+    channel: row.channel,
+    to: row.to_address,
+    from: row.from_address,
+    subject: row.subject,
+    html: row.html,
+    text: row.text,
+    headers: JSON.parse(row.headers) as Record<string, string>,
+    payload: row.payload === null ? null : (JSON.parse(row.payload) as unknown),
+    createdAt: iso(Number(row.created_at)),
   };
 }

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { AppDeps } from '../../app.js';
 import type { Db } from '../../db/connect.js';
-import type { OutboxItem } from '../../dispatcher/channels/outbox.js';
+import { outboxItem, type OutboxItem } from '../../dispatcher/channels/outbox.js';
 import { AppError } from '../../errors.js';
 import { iso } from '../../time.js';
 import { decodeCursor, DEFAULT_PAGE, MAX_PAGE, pageOf } from './paging.js';
@@ -32,20 +32,7 @@ export async function pageOutbox(db: Db, accountId: string, options: { campaignI
 export async function getOutboxMessage(db: Db, accountId: string, id: string): Promise<OutboxItem> {
   const row = await db.kysely.selectFrom('outbox_messages').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
   if (!row) throw new AppError('OUTBOX_MESSAGE_NOT_FOUND');
-  return {
-    id: row.id,
-    sendId: row.send_id,
-    campaignId: row.campaign_id,
-    channel: row.channel,
-    to: row.to_address,
-    from: row.from_address,
-    subject: row.subject,
-    html: row.html,
-    text: row.text,
-    headers: JSON.parse(row.headers) as Record<string, string>,
-    payload: row.payload === null ? null : (JSON.parse(row.payload) as unknown),
-    createdAt: iso(Number(row.created_at)),
-  };
+  return outboxItem(row);
 }
 
 const ListQuery = Type.Object(
