@@ -23,6 +23,26 @@ export async function selectCampaign(q: Q, accountId: string, campaignId: string
   return query.executeTakeFirst();
 }
 
+/**
+ * The campaign row and its webhook URLs in order, in one query (a trigger and every send read
+ * a campaign: one round trip instead of two on PostgreSQL): one row per webhook, or one with a
+ * null URL when there is none.
+ */
+export async function selectCampaignWithWebhooks(q: Q, accountId: string, campaignId: string): Promise<{ row: CampaignsTable; webhooks: string[] } | undefined> {
+  const rows = await q
+    .selectFrom('campaigns as c')
+    .leftJoin('campaign_webhooks as w', (join) => join.onRef('w.campaign_id', '=', 'c.id').onRef('w.account_id', '=', 'c.account_id'))
+    .selectAll('c')
+    .select('w.url as webhook_url')
+    .where('c.account_id', '=', accountId)
+    .where('c.id', '=', campaignId)
+    .orderBy('w.position')
+    .execute();
+  if (rows.length === 0) return undefined;
+  const { webhook_url: _, ...row } = rows[0]!;
+  return { row, webhooks: rows.flatMap((r) => (r.webhook_url === null ? [] : [r.webhook_url])) };
+}
+
 export async function campaignExists(q: Q, accountId: string, campaignId: string): Promise<boolean> {
   const row = await q.selectFrom('campaigns').select('id').where('account_id', '=', accountId).where('id', '=', campaignId).executeTakeFirst();
   return row !== undefined;

@@ -73,8 +73,8 @@ export async function updateCampaign(
  * indexed queries, run together.
  */
 export async function findCampaign(kysely: Kysely<Database>, accountId: string, campaignId: string): Promise<Campaign | undefined> {
-  const [row, webhooks] = await Promise.all([repo.selectCampaign(kysely, accountId, campaignId), repo.selectWebhookUrls(kysely, accountId, campaignId)]);
-  return row && toCampaign(row, webhooks);
+  const found = await repo.selectCampaignWithWebhooks(kysely, accountId, campaignId);
+  return found && toCampaign(found.row, found.webhooks);
 }
 
 /** Like findCampaign, but an unknown id is an error (CAMPAIGN_NOT_FOUND, or ACCOUNT_NOT_FOUND). */

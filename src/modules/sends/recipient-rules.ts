@@ -1,27 +1,15 @@
 import type { Tx } from '../../db/transaction.js';
 import type { Campaign } from '../campaigns/campaign.js';
-import { isOptedOut, lastReceipt } from './sends.repo.js';
+import { lastReceipt } from './sends.repo.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 /**
- * The per-recipient checks of the spec, run at trigger time and again when a delayed send
- * comes due: an opted-out contact gets Optout; one who already received the campaign gets
- * Rejected unless re-entry is on and the cooldown has passed (a cooldown of 0 never rejects).
- * `excludeSendId`: at due time the send being checked is not a receipt of its own.
+ * The re-entry rule of the spec, checked at trigger time and again when a delayed send comes
+ * due (after the opt-out, which the callers read with the contact): one who already received
+ * the campaign gets Rejected unless re-entry is on and the cooldown has passed (a cooldown of 0
+ * never rejects). `excludeSendId`: at due time the send being checked is not a receipt of its own.
  */
-export async function recipientBlock(
-  tx: Tx,
-  campaign: Campaign,
-  contactId: string,
-  now: number,
-  excludeSendId?: string,
-): Promise<'optout' | 'rejected' | undefined> {
-  if (await isOptedOut(tx, campaign.accountId, contactId)) return 'optout';
-  return reentryBlock(tx, campaign, contactId, now, excludeSendId);
-}
-
-/** The re-entry and cooldown half of recipientBlock, for a caller that has the opt-out flag already. */
 export async function reentryBlock(tx: Tx, campaign: Campaign, contactId: string, now: number, excludeSendId?: string): Promise<'rejected' | undefined> {
   const last = await lastReceipt(tx, campaign.accountId, campaign.id, contactId, excludeSendId);
   if (last === undefined) return undefined;

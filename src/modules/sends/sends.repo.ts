@@ -8,13 +8,31 @@ export const RECEIVED: SendStatus[] = ['queued', 'sending', 'sent'];
 /** Statuses that count toward the monthly allowance (decisions.md, Plans). */
 export const COUNTED: SendStatus[] = ['pending', 'queued', 'sending', 'sent', 'error'];
 
+/** What a trigger needs of its contact, read in one round trip. */
+export interface Recipient {
+  optedOut: boolean;
+  /** The primary (first stored) address of each channel, or null. */
+  email: string | null;
+  phone: string | null;
+}
+
 /**
- * Serialises triggers for one contact on PostgreSQL (SQLite transactions are serial already):
- * the re-entry check and the insert that follows must not interleave with another trigger's.
+ * Reads the contact's opt-out flag and primary addresses and, on PostgreSQL, locks its row for
+ * the rest of the transaction: that serialises triggers for one contact (SQLite transactions
+ * are serial already), so the re-entry check and the insert that follow never interleave with
+ * another trigger's. Undefined when the contact is not the account's.
  */
-export async function lockContact(tx: Tx, engine: Engine, accountId: string, contactId: string): Promise<void> {
-  if (engine !== 'postgres') return;
-  await sql`select id from contacts where account_id = ${accountId} and id = ${contactId} for update`.execute(tx);
+export async function lockRecipient(tx: Tx, engine: Engine, accountId: string, contactId: string): Promise<Recipient | undefined> {
+  const lock = engine === 'postgres' ? sql`for update of c` : sql``;
+  const { rows } = await sql<{ opted_out: number; email: string | null; phone: string | null }>`
+    select c.opted_out,
+           (select e.email from contact_emails e where e.contact_id = c.id order by e.position limit 1) as email,
+           (select p.phone from contact_phones p where p.contact_id = c.id order by p.position limit 1) as phone
+      from contacts c
+     where c.account_id = ${accountId} and c.id = ${contactId}
+     ${lock}`.execute(tx);
+  const row = rows[0];
+  return row && { optedOut: Number(row.opted_out) === 1, email: row.email, phone: row.phone };
 }
 
 /** Likewise for the account's allowance count. Always taken after the contact lock. */

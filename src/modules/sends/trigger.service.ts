@@ -7,9 +7,9 @@ import type { Campaign } from '../campaigns/campaign.js';
 import { findCampaign } from '../campaigns/campaigns.service.js';
 import { applyContactWrite } from '../contacts/contacts.service.js';
 import { findContactIdByLeadString } from '../contacts/lead-lookup.js';
-import { missingAddressReason, recipientBlock } from './recipient-rules.js';
+import { missingAddressReason, reentryBlock } from './recipient-rules.js';
 import type { TriggerInput, TriggerResult } from './sends.schemas.js';
-import { countSendsSince, insertSend, lockAccount, lockContact, primaryAddress, restartPending } from './sends.repo.js';
+import { countSendsSince, insertSend, lockAccount, lockRecipient, restartPending, type Recipient } from './sends.repo.js';
 
 export interface SendDeps {
   db: Db;
@@ -31,8 +31,9 @@ export async function triggerCampaign(deps: SendDeps, accountId: string, input: 
       const campaign = await requireTriggerableCampaign(tx, accountId, input.campaignId);
       const contactId =
         typeof input.lead === 'string' ? await requireLead(tx, accountId, input.lead) : (await applyContactWrite(tx, accountId, input.lead, now)).id;
-      await lockContact(tx, db.engine, accountId, contactId);
-      return decide(tx, db.engine, campaign, contactId, now);
+      const recipient = await lockRecipient(tx, db.engine, accountId, contactId);
+      if (!recipient) throw new AppError('LEAD_NOT_FOUND');
+      return decide(tx, db.engine, campaign, contactId, recipient, now);
     }),
   );
   if (outcome.dueAt !== undefined) deps.wakeup?.(outcome.dueAt);
@@ -59,7 +60,7 @@ interface Outcome {
   dueAt?: number;
 }
 
-async function decide(tx: Tx, engine: Engine, campaign: Campaign, contactId: string, now: number): Promise<Outcome> {
+async function decide(tx: Tx, engine: Engine, campaign: Campaign, contactId: string, recipient: Recipient, now: number): Promise<Outcome> {
   const base = { campaignId: campaign.id, leadId: contactId, mode: campaign.mode } as const;
   const record = async (status: SendStatus, options: { dueAt?: number; to?: string; reason?: string } = {}): Promise<Outcome> => {
     const sendId = newId('snd');
@@ -87,16 +88,15 @@ async function decide(tx: Tx, engine: Engine, campaign: Campaign, contactId: str
   };
 
   const dueAt = campaign.mode === 'delay' ? now + campaign.delaySeconds * 1000 : now;
-  const blocked = await recipientBlock(tx, campaign, contactId, now);
-  if (blocked === 'optout') return record('optout');
+  if (recipient.optedOut) return record('optout');
   // A second trigger while a delayed send waits restarts its timer: same send, counted once.
   if (campaign.mode === 'delay') {
     const pendingId = await restartPending(tx, campaign.accountId, campaign.id, contactId, dueAt, now);
     if (pendingId) return { result: { ...base, sendId: pendingId, status: 'pending' }, dueAt };
   }
-  if (blocked === 'rejected') return record('rejected');
+  if (await reentryBlock(tx, campaign, contactId, now)) return record('rejected');
   await checkAllowance(tx, engine, campaign.accountId, now);
-  const to = await primaryAddress(tx, campaign.accountId, contactId, campaign.channel);
+  const to = campaign.channel === 'email' ? recipient.email : recipient.phone;
   if (!to) return record('error', { reason: missingAddressReason(campaign.channel) });
   return record(campaign.mode === 'delay' ? 'pending' : 'queued', { dueAt, to });
 }
