@@ -1,11 +1,11 @@
-import { Liquid } from 'liquidjs';
+import { Liquid, type Template } from 'liquidjs';
 
 /**
  * One Liquid engine for every template (email subject/html/text, WhatsApp parameters).
  * A missing variable renders empty (marketers' templates meet contacts with gaps); a syntax
  * error is caught when the campaign is saved, never at send time.
  */
-const engine = new Liquid({ strictVariables: false, strictFilters: true, cache: 500 });
+const engine = new Liquid({ strictVariables: false, strictFilters: true });
 
 export class TemplateError extends Error {}
 
@@ -18,13 +18,31 @@ export function checkTemplate(source: string): void {
   }
 }
 
+/** Parsed templates by source: a campaign's templates are parsed once, not once per send. */
+const PARSED_CACHE_SIZE = 500;
+
+function parsedWith(liquid: Liquid, cache: Map<string, Template[]>, source: string): Template[] {
+  let parsed = cache.get(source);
+  if (parsed) {
+    cache.delete(source); // most recently used goes last
+  } else {
+    parsed = liquid.parse(source);
+    if (cache.size >= PARSED_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+  }
+  cache.set(source, parsed);
+  return parsed;
+}
+
+const parsedPlain = new Map<string, Template[]>();
+
 export async function renderTemplate(source: string, variables: Record<string, unknown>): Promise<string> {
-  return engine.parseAndRender(source, variables);
+  return engine.render(parsedWith(engine, parsedPlain, source), variables);
 }
 
 /** For HTML bodies: variables are escaped so contact data cannot inject markup. */
-const htmlEngine = new Liquid({ strictVariables: false, strictFilters: true, cache: 500, outputEscape: 'escape' });
+const htmlEngine = new Liquid({ strictVariables: false, strictFilters: true, outputEscape: 'escape' });
+const parsedHtml = new Map<string, Template[]>();
 
 export async function renderHtmlTemplate(source: string, variables: Record<string, unknown>): Promise<string> {
-  return htmlEngine.parseAndRender(source, variables);
+  return htmlEngine.render(parsedWith(htmlEngine, parsedHtml, source), variables);
 }
