@@ -79,6 +79,7 @@ interface Seeded {
   accountId: string;
   run: string;
   contactIds: string[];
+  /** Emails of listed (not archived) contacts. */
   emails: string[];
 }
 
@@ -111,10 +112,12 @@ async function seed(db: Db): Promise<Seeded> {
     const id = newId('ld');
     const email = `c${i}-${run}@bench.example.com`;
     contactIds.push(id);
-    emails.push(email);
     // Oldest first over the last year, so newest-first is the reverse of insertion, as in real life.
     const createdAt = now - 365 * DAY + Math.floor((i / CONTACTS) * 365 * DAY);
-    contacts.push({ id, account_id: accountId, name: `${pick(FIRST)} ${pick(LAST)}`, archived: random() < 0.05 ? 1 : 0, opted_out: random() < 0.03 ? 1 : 0, metadata: '{}', created_at: createdAt, updated_at: createdAt });
+    const archived = random() < 0.05 ? 1 : 0;
+    // The search leaves archived contacts out: only listed ones' emails are searched for.
+    if (!archived) emails.push(email);
+    contacts.push({ id, account_id: accountId, name: `${pick(FIRST)} ${pick(LAST)}`, archived, opted_out: random() < 0.03 ? 1 : 0, metadata: '{}', created_at: createdAt, updated_at: createdAt });
     contactEmails.push({ account_id: accountId, email, contact_id: id, position: 0 });
     if (i % 2 === 0) phones.push({ account_id: accountId, phone: `+3361${String(i).padStart(7, '0')}`, contact_id: id, position: 0 });
     for (const tag of TAGS) if (random() < 0.15) tags.push({ account_id: accountId, contact_id: id, tag });
