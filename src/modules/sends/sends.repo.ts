@@ -21,18 +21,20 @@ export interface Recipient {
  * the rest of the transaction: that serialises triggers for one contact (SQLite transactions
  * are serial already), so the re-entry check and the insert that follow never interleave with
  * another trigger's. Undefined when the contact is not the account's.
+ *
+ * Two statements, not one: under READ COMMITTED a statement that waited for the lock sees the
+ * locked row as just committed but every other table as at its own start, so addresses read in
+ * the locking statement could miss the one a concurrent contact write was adding.
  */
 export async function lockRecipient(tx: Tx, engine: Engine, accountId: string, contactId: string): Promise<Recipient | undefined> {
-  const lock = engine === 'postgres' ? sql`for update of c` : sql``;
-  const { rows } = await sql<{ opted_out: number; email: string | null; phone: string | null }>`
-    select c.opted_out,
-           (select e.email from contact_emails e where e.contact_id = c.id order by e.position limit 1) as email,
-           (select p.phone from contact_phones p where p.contact_id = c.id order by p.position limit 1) as phone
-      from contacts c
-     where c.account_id = ${accountId} and c.id = ${contactId}
-     ${lock}`.execute(tx);
-  const row = rows[0];
-  return row && { optedOut: Number(row.opted_out) === 1, email: row.email, phone: row.phone };
+  const lock = engine === 'postgres' ? sql`for update` : sql``;
+  const { rows: locked } = await sql<{ opted_out: number }>`select opted_out from contacts where account_id = ${accountId} and id = ${contactId} ${lock}`.execute(tx);
+  if (!locked[0]) return undefined;
+  // By contact id alone (the row above is the account's): the contact indexes serve it in order.
+  const { rows } = await sql<{ email: string | null; phone: string | null }>`
+    select (select email from contact_emails where contact_id = ${contactId} order by position limit 1) as email,
+           (select phone from contact_phones where contact_id = ${contactId} order by position limit 1) as phone`.execute(tx);
+  return { optedOut: Number(locked[0].opted_out) === 1, email: rows[0]?.email ?? null, phone: rows[0]?.phone ?? null };
 }
 
 /** Likewise for the account's allowance count. Always taken after the contact lock. */
