@@ -10,7 +10,6 @@ import { getContactProfile, type ContactProfile } from '../modules/contacts/cont
 import { missingAddressReason, reentryBlock } from '../modules/sends/recipient-rules.js';
 import { DeliveryError, type Channel } from './channels/channel.js';
 import { claimDueSends, nextDueAt, type ClaimedSend } from './claim.js';
-import { CommitWindow } from './commit-window.js';
 import { finishUndelivered, recordSent, requeue } from './outcome.js';
 
 export interface DispatcherOptions {
@@ -28,8 +27,6 @@ export interface DispatcherOptions {
   concurrency?: number;
   /** Longest idle sleep: short when wake-ups cannot reach this process (SQLite, separate worker). */
   idlePollMs?: number;
-  /** How long a delivered send's outcome waits for others to share its commit (SQLite only; default 5 ms). */
-  outcomeWindowMs?: number;
   /** Temporary failures are retried this many times in all, then the send ends in error. */
   maxAttempts?: number;
   now?: () => number;
@@ -62,7 +59,6 @@ export class Dispatcher {
   private readonly idlePollMs: number;
   private readonly maxAttempts: number;
   private readonly now: () => number;
-  private readonly outcomeWindow: CommitWindow;
 
   constructor(private readonly options: DispatcherOptions) {
     this.leaseMs = options.leaseMs ?? 120_000;
@@ -70,8 +66,6 @@ export class Dispatcher {
     this.idlePollMs = options.idlePollMs ?? 5_000;
     this.maxAttempts = options.maxAttempts ?? 10;
     this.now = options.now ?? Date.now;
-    // PostgreSQL commits on the pool's connections in parallel, off this thread: no need to wait.
-    this.outcomeWindow = new CommitWindow(options.db.engine === 'sqlite' ? (options.outcomeWindowMs ?? 5) : 0);
   }
 
   start(): void {
@@ -176,7 +170,6 @@ export class Dispatcher {
         to,
         account: { id: send.account_id, whatsapp: whatsapp && { phoneNumberId: whatsapp.phoneNumberId, token: whatsapp.token } },
       });
-      await this.outcomeWindow.wait();
       const now = this.now();
       // A test send reaches the tester, not the customer's systems: no webhooks for it.
       const onSent = send.test ? undefined : this.options.onSentInTx;
@@ -184,7 +177,6 @@ export class Dispatcher {
       if (recorded) this.options.afterSent?.({ send, campaign });
       else logger.warn({ sendId: send.id }, 'send delivered after its lease was taken over');
     } catch (err) {
-      await this.outcomeWindow.wait();
       await this.fail(send, err).catch((writeErr) => logger.error({ err: writeErr, sendId: send.id }, 'recording a send failure failed'));
     }
   }

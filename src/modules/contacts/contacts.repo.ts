@@ -133,14 +133,24 @@ export class ContactsRepo {
     await this.q.deleteFrom('contact_tags').where('account_id', '=', accountId).where('contact_id', '=', contactId).where('tag', 'in', tags).execute();
   }
 
-  /** Only the definitions a call names: most writes carry one or two fields, accounts may have many. */
-  async findFields(accountId: string, nameKeys: string[]): Promise<FieldDefinition[]> {
-    return this.q
-      .selectFrom('custom_fields')
-      .select(['id', 'name', 'name_key', 'type'])
-      .where('account_id', '=', accountId)
-      .where('name_key', 'in', nameKeys)
-      .execute();
+  /**
+   * Only the definitions a call names (most writes carry one or two fields; accounts may have
+   * many): the custom fields by name key and the KPI ids that exist, in one round trip.
+   */
+  async findDefinitions(accountId: string, nameKeys: string[], kpiIds: string[]): Promise<{ fields: FieldDefinition[]; kpiIds: string[] }> {
+    if (nameKeys.length === 0 && kpiIds.length === 0) return { fields: [], kpiIds: [] };
+    const parts = [];
+    if (nameKeys.length > 0) {
+      parts.push(sql`select 'field' as kind, id, name, name_key, type from custom_fields where account_id = ${accountId} and name_key in (${sql.join(nameKeys)})`);
+    }
+    if (kpiIds.length > 0) {
+      parts.push(sql`select 'kpi' as kind, kpi_id as id, null as name, null as name_key, null as type from kpis where account_id = ${accountId} and kpi_id in (${sql.join(kpiIds)})`);
+    }
+    const { rows } = await sql<FieldDefinition & { kind: 'field' | 'kpi' }>`${sql.join(parts, sql` union all `)}`.execute(this.q);
+    return {
+      fields: rows.filter((r) => r.kind === 'field').map(({ kind: _, ...field }) => field),
+      kpiIds: rows.filter((r) => r.kind === 'kpi').map((r) => r.id),
+    };
   }
 
   async upsertFieldValues(accountId: string, contactId: string, values: { fieldId: string; json: string }[]): Promise<void> {
@@ -158,11 +168,6 @@ export class ContactsRepo {
       .where('contact_id', '=', contactId)
       .where('field_id', 'in', fieldIds)
       .execute();
-  }
-
-  async findKpiIds(accountId: string, kpiIds: string[]): Promise<string[]> {
-    const rows = await this.q.selectFrom('kpis').select('kpi_id').where('account_id', '=', accountId).where('kpi_id', 'in', kpiIds).execute();
-    return rows.map((r) => r.kpi_id);
   }
 
   /**

@@ -4,7 +4,7 @@ import { AppError, type Problem } from '../../errors.js';
 import { newId } from '../../ids.js';
 import { iso } from '../../time.js';
 import type { LeadInput, LeadResult } from './contacts.schemas.js';
-import { ContactsRepo, kyselyOf, type IdentifierOwners, type Queryable } from './contacts.repo.js';
+import { ContactsRepo, kyselyOf, type FieldDefinition, type IdentifierOwners, type Queryable } from './contacts.repo.js';
 import { parseDecimal, parseFieldValue, type StoredFieldValue } from './field-values.js';
 import { MAX_METADATA_BYTES, metadataTooLarge, normalizeLead, type NormalizedLead } from './lead-input.js';
 import { normalizePhone, pointerSegment } from './normalize.js';
@@ -34,8 +34,9 @@ export async function applyContactWrite(tx: Tx, accountId: string, input: LeadIn
   if (lead.tagsAdd?.length) await repo.addTags(accountId, contactId, lead.tagsAdd);
 
   const warnings: Problem[] = [];
-  const fields = input.fields === undefined ? undefined : await applyFields(repo, accountId, contactId, input.fields, warnings);
-  const kpis = input.kpis === undefined ? undefined : await applyKpis(repo, accountId, contactId, input.kpis, warnings);
+  const definitions = await repo.findDefinitions(accountId, [...new Set((input.fields ?? []).map((e) => fieldNameKey(e.key)))], Object.keys(input.kpis ?? {}));
+  const fields = input.fields === undefined ? undefined : await applyFields(repo, accountId, contactId, input.fields, definitions.fields, warnings);
+  const kpis = input.kpis === undefined ? undefined : await applyKpis(repo, accountId, contactId, input.kpis, definitions.kpiIds, warnings);
   if (lead.note) await repo.insertNote(accountId, { id: newId('nt'), contactId, ...lead.note, now });
   if (input.tracker !== undefined) await repo.linkTracker(accountId, input.tracker, contactId, now);
 
@@ -126,22 +127,24 @@ async function mergeMetadata(
 
 type FieldEcho = { key: string; value: StoredFieldValue | null }[];
 
+/** Field keys match definitions by name, ignoring case and surrounding spaces. */
+const fieldNameKey = (key: string) => key.trim().toLowerCase();
+
 /** Known fields in a valid format are set or cleared; the rest become warnings. */
 async function applyFields(
   repo: ContactsRepo,
   accountId: string,
   contactId: string,
   entries: { key: string; value: unknown }[],
+  definitions: FieldDefinition[],
   warnings: Problem[],
 ): Promise<FieldEcho> {
   if (entries.length === 0) return [];
-  const nameKey = (key: string) => key.trim().toLowerCase();
-  const definitions = await repo.findFields(accountId, [...new Set(entries.map((e) => nameKey(e.key)))]);
   const byKey = new Map(definitions.map((d) => [d.name_key, d]));
   // Keyed by field: when a call names a field twice, the last valid entry wins.
   const applied = new Map<string, { key: string; value: StoredFieldValue | null }>();
   entries.forEach((entry, i) => {
-    const definition = byKey.get(nameKey(entry.key));
+    const definition = byKey.get(fieldNameKey(entry.key));
     if (!definition) {
       warnings.push({ path: `/fields/${i}`, message: `unknown custom field '${entry.key}'` });
       return;
@@ -167,11 +170,12 @@ async function applyKpis(
   accountId: string,
   contactId: string,
   sent: Record<string, unknown>,
+  knownIds: string[],
   warnings: Problem[],
 ): Promise<Record<string, number>> {
   const entries = Object.entries(sent);
   if (entries.length === 0) return {};
-  const known = new Set(await repo.findKpiIds(accountId, entries.map(([id]) => id)));
+  const known = new Set(knownIds);
   const increments: { kpiId: string; value: number }[] = [];
   for (const [kpiId, raw] of entries) {
     const path = `/kpis/${pointerSegment(kpiId)}`;

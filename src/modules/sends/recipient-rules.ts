@@ -11,11 +11,14 @@ const DAY_MS = 24 * 60 * 60 * 1000;
  * never rejects). `excludeSendId`: at due time the send being checked is not a receipt of its own.
  */
 export async function reentryBlock(tx: Tx, campaign: Campaign, contactId: string, now: number, excludeSendId?: string): Promise<'rejected' | undefined> {
-  const last = await lastReceipt(tx, campaign.accountId, campaign.id, contactId, excludeSendId);
-  if (last === undefined) return undefined;
-  if (!campaign.reentry) return 'rejected';
-  if (campaign.cooldownDays > 0 && now - last < campaign.cooldownDays * DAY_MS) return 'rejected';
-  return undefined;
+  return rejectedByReentry(campaign, await lastReceipt(tx, campaign.accountId, campaign.id, contactId, excludeSendId), now) ? 'rejected' : undefined;
+}
+
+/** The rule itself, given when the contact last received the campaign (undefined: never). */
+export function rejectedByReentry(campaign: Campaign, lastReceiptAt: number | undefined, now: number): boolean {
+  if (lastReceiptAt === undefined) return false;
+  if (!campaign.reentry) return true;
+  return campaign.cooldownDays > 0 && now - lastReceiptAt < campaign.cooldownDays * DAY_MS;
 }
 
 export function missingAddressReason(channel: Campaign['channel']): string {

@@ -8,33 +8,46 @@ export const RECEIVED: SendStatus[] = ['queued', 'sending', 'sent'];
 /** Statuses that count toward the monthly allowance (decisions.md, Plans). */
 export const COUNTED: SendStatus[] = ['pending', 'queued', 'sending', 'sent', 'error'];
 
-/** What a trigger needs of its contact, read in one round trip. */
+/** What a trigger needs to decide, read once it holds the contact. */
 export interface Recipient {
   optedOut: boolean;
   /** The primary (first stored) address of each channel, or null. */
   email: string | null;
   phone: string | null;
+  /** When the contact last received the campaign (lastReceipt), or undefined. */
+  lastReceiptAt: number | undefined;
+  /** The account's monthly allowance; null: unlimited. */
+  allowance: number | null;
 }
 
 /**
- * Reads the contact's opt-out flag and primary addresses and, on PostgreSQL, locks its row for
- * the rest of the transaction: that serialises triggers for one contact (SQLite transactions
- * are serial already), so the re-entry check and the insert that follow never interleave with
- * another trigger's. Undefined when the contact is not the account's.
+ * Locks the contact's row for the rest of the transaction on PostgreSQL, which serialises
+ * triggers for one contact (SQLite transactions are serial already) so the re-entry check and
+ * the insert that follow never interleave with another trigger's; then reads everything the
+ * trigger decides on. Undefined when the contact is not the account's.
  *
  * Two statements, not one: under READ COMMITTED a statement that waited for the lock sees the
- * locked row as just committed but every other table as at its own start, so addresses read in
- * the locking statement could miss the one a concurrent contact write was adding.
+ * locked row as just committed but every other table as at its own start, so what the second
+ * statement reads (addresses, receipts) could otherwise miss a concurrent write it waited for.
  */
-export async function lockRecipient(tx: Tx, engine: Engine, accountId: string, contactId: string): Promise<Recipient | undefined> {
+export async function lockRecipient(tx: Tx, engine: Engine, accountId: string, contactId: string, campaignId: string): Promise<Recipient | undefined> {
   const lock = engine === 'postgres' ? sql`for update` : sql``;
   const { rows: locked } = await sql<{ opted_out: number }>`select opted_out from contacts where account_id = ${accountId} and id = ${contactId} ${lock}`.execute(tx);
   if (!locked[0]) return undefined;
-  // By contact id alone (the row above is the account's): the contact indexes serve it in order.
-  const { rows } = await sql<{ email: string | null; phone: string | null }>`
+  // Addresses by contact id alone (the row above is the account's): the contact indexes serve it in order.
+  const { rows } = await sql<{ email: string | null; phone: string | null; last_receipt: number | null; allowance: number | null }>`
     select (select email from contact_emails where contact_id = ${contactId} order by position limit 1) as email,
-           (select phone from contact_phones where contact_id = ${contactId} order by position limit 1) as phone`.execute(tx);
-  return { optedOut: Number(locked[0].opted_out) === 1, email: rows[0]?.email ?? null, phone: rows[0]?.phone ?? null };
+           (select phone from contact_phones where contact_id = ${contactId} order by position limit 1) as phone,
+           (${lastReceiptQuery(tx, accountId, campaignId, contactId)}) as last_receipt,
+           (select allowance from accounts where id = ${accountId}) as allowance`.execute(tx);
+  const row = rows[0]!;
+  return {
+    optedOut: Number(locked[0].opted_out) === 1,
+    email: row.email,
+    phone: row.phone,
+    lastReceiptAt: row.last_receipt === null ? undefined : Number(row.last_receipt),
+    allowance: row.allowance === null ? null : Number(row.allowance),
+  };
 }
 
 /** Likewise for the account's allowance count. Always taken after the contact lock. */
@@ -67,6 +80,11 @@ export async function restartPending(tx: Tx, accountId: string, campaignId: stri
  * skips a send itself. A test send from the admin panel is not a receipt: it never blocks re-entry.
  */
 export async function lastReceipt(tx: Tx, accountId: string, campaignId: string, contactId: string, excludeSendId?: string) {
+  const row = await lastReceiptQuery(tx, accountId, campaignId, contactId, excludeSendId).executeTakeFirst();
+  return row?.at == null ? undefined : Number(row.at);
+}
+
+function lastReceiptQuery(tx: Tx, accountId: string, campaignId: string, contactId: string, excludeSendId?: string) {
   let query = tx
     .selectFrom('sends')
     .select(sql<number | null>`max(coalesce(sent_at, created_at))`.as('at'))
@@ -76,8 +94,7 @@ export async function lastReceipt(tx: Tx, accountId: string, campaignId: string,
     .where('status', 'in', RECEIVED)
     .where('test', '=', 0);
   if (excludeSendId !== undefined) query = query.where('id', '!=', excludeSendId);
-  const row = await query.executeTakeFirst();
-  return row?.at == null ? undefined : Number(row.at);
+  return query;
 }
 
 /** Sends counted against the monthly allowance since `since`; test sends from the admin panel never count. */

@@ -7,7 +7,7 @@ import type { Campaign } from '../campaigns/campaign.js';
 import { findCampaign } from '../campaigns/campaigns.service.js';
 import { applyContactWrite } from '../contacts/contacts.service.js';
 import { findContactIdByLeadString } from '../contacts/lead-lookup.js';
-import { missingAddressReason, reentryBlock } from './recipient-rules.js';
+import { missingAddressReason, rejectedByReentry } from './recipient-rules.js';
 import type { TriggerInput, TriggerResult } from './sends.schemas.js';
 import { countSendsSince, insertSend, lockAccount, lockRecipient, restartPending, type Recipient } from './sends.repo.js';
 
@@ -31,7 +31,7 @@ export async function triggerCampaign(deps: SendDeps, accountId: string, input: 
       const campaign = await requireTriggerableCampaign(tx, accountId, input.campaignId);
       const contactId =
         typeof input.lead === 'string' ? await requireLead(tx, accountId, input.lead) : (await applyContactWrite(tx, accountId, input.lead, now)).id;
-      const recipient = await lockRecipient(tx, db.engine, accountId, contactId);
+      const recipient = await lockRecipient(tx, db.engine, accountId, contactId, campaign.id);
       if (!recipient) throw new AppError('LEAD_NOT_FOUND');
       return decide(tx, db.engine, campaign, contactId, recipient, now);
     }),
@@ -94,19 +94,18 @@ async function decide(tx: Tx, engine: Engine, campaign: Campaign, contactId: str
     const pendingId = await restartPending(tx, campaign.accountId, campaign.id, contactId, dueAt, now);
     if (pendingId) return { result: { ...base, sendId: pendingId, status: 'pending' }, dueAt };
   }
-  if (await reentryBlock(tx, campaign, contactId, now)) return record('rejected');
-  await checkAllowance(tx, engine, campaign.accountId, now);
+  if (rejectedByReentry(campaign, recipient.lastReceiptAt, now)) return record('rejected');
+  await checkAllowance(tx, engine, campaign.accountId, recipient.allowance, now);
   const to = campaign.channel === 'email' ? recipient.email : recipient.phone;
   if (!to) return record('error', { reason: missingAddressReason(campaign.channel) });
   return record(campaign.mode === 'delay' ? 'pending' : 'queued', { dueAt, to });
 }
 
 /** The monthly allowance (UTC calendar month): a trigger past it is refused and nothing is queued. */
-async function checkAllowance(tx: Tx, engine: Engine, accountId: string, now: number): Promise<void> {
-  const account = await tx.selectFrom('accounts').select('allowance').where('id', '=', accountId).executeTakeFirstOrThrow();
-  if (account.allowance === null) return;
+async function checkAllowance(tx: Tx, engine: Engine, accountId: string, allowance: number | null, now: number): Promise<void> {
+  if (allowance === null) return;
   await lockAccount(tx, engine, accountId);
   const date = new Date(now);
   const monthStart = Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1);
-  if ((await countSendsSince(tx, accountId, monthStart)) >= account.allowance) throw new AppError('ALLOWANCE_EXHAUSTED');
+  if ((await countSendsSince(tx, accountId, monthStart)) >= allowance) throw new AppError('ALLOWANCE_EXHAUSTED');
 }
