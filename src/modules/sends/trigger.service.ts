@@ -9,7 +9,7 @@ import { applyContactWrite } from '../contacts/contacts.service.js';
 import { findContactIdByLeadString } from '../contacts/lead-lookup.js';
 import { missingAddressReason, rejectedByReentry } from './recipient-rules.js';
 import type { TriggerInput, TriggerResult } from './sends.schemas.js';
-import { countSendsSince, insertSend, lockAccount, lockRecipient, restartPending, type Recipient } from './sends.repo.js';
+import { countSendsSince, insertSend, lastReceipt, lockAccount, lockRecipient, restartPending, type Recipient } from './sends.repo.js';
 
 export interface SendDeps {
   db: Db;
@@ -94,7 +94,10 @@ async function decide(tx: Tx, engine: Engine, campaign: Campaign, contactId: str
     const pendingId = await restartPending(tx, campaign.accountId, campaign.id, contactId, dueAt, now);
     if (pendingId) return { result: { ...base, sendId: pendingId, status: 'pending' }, dueAt };
   }
-  if (rejectedByReentry(campaign, recipient.lastReceiptAt, now)) return record('rejected');
+  // A restart that found nothing may have lost its pending send to a worker's claim meanwhile
+  // (claims take no contact lock): read the receipts again, after the restart, so that send counts.
+  const lastReceiptAt = campaign.mode === 'delay' ? await lastReceipt(tx, campaign.accountId, campaign.id, contactId) : recipient.lastReceiptAt;
+  if (rejectedByReentry(campaign, lastReceiptAt, now)) return record('rejected');
   await checkAllowance(tx, engine, campaign.accountId, recipient.allowance, now);
   const to = campaign.channel === 'email' ? recipient.email : recipient.phone;
   if (!to) return record('error', { reason: missingAddressReason(campaign.channel) });
