@@ -4,6 +4,7 @@ import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, type SqliteDatabase as SqliteDatabaseLike } from 'kysely';
 import pg from 'pg';
 import type { Config } from '../config.js';
+import { lruGet } from '../lru.js';
 import { migrateToLatest } from './migrate.js';
 import type { Database } from './schema.js';
 
@@ -63,17 +64,7 @@ function withStatementCache(file: SqliteDatabase.Database): SqliteDatabaseLike {
   const cache = new Map<string, SqliteDatabase.Statement>();
   return {
     close: () => file.close(),
-    prepare(text: string) {
-      let statement = cache.get(text);
-      if (statement) {
-        cache.delete(text);
-      } else {
-        statement = file.prepare(text);
-        if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
-      }
-      cache.set(text, statement);
-      return statement;
-    },
+    prepare: (text: string) => lruGet(cache, STATEMENT_CACHE_SIZE, text, () => file.prepare(text)),
   };
 }
 

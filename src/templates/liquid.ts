@@ -1,4 +1,5 @@
 import { Liquid, type Template } from 'liquidjs';
+import { lruGet } from '../lru.js';
 
 /**
  * One Liquid engine for every template (email subject/html/text, WhatsApp parameters).
@@ -21,17 +22,7 @@ export function checkTemplate(source: string): void {
 /** Parsed templates by source: a campaign's templates are parsed once, not once per send. */
 const PARSED_CACHE_SIZE = 500;
 
-function parsedWith(liquid: Liquid, cache: Map<string, Template[]>, source: string): Template[] {
-  let parsed = cache.get(source);
-  if (parsed) {
-    cache.delete(source); // most recently used goes last
-  } else {
-    parsed = liquid.parse(source);
-    if (cache.size >= PARSED_CACHE_SIZE) cache.delete(cache.keys().next().value!);
-  }
-  cache.set(source, parsed);
-  return parsed;
-}
+const parsedWith = (liquid: Liquid, cache: Map<string, Template[]>, source: string) => lruGet(cache, PARSED_CACHE_SIZE, source, () => liquid.parse(source));
 
 const parsedPlain = new Map<string, Template[]>();
 

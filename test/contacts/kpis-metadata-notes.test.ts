@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { makeKpi, randomEmail, uniq } from '../helpers/factories.js';
+import { makeField, makeKpi, randomEmail, uniq } from '../helpers/factories.js';
 import { contactTenant, useTestApp } from './helpers.js';
 
 const app = useTestApp();
@@ -50,6 +50,24 @@ test('KPI ids are exact: another case is unknown', async () => {
   const res = await t.lead({ email, name: 'Exact Ids', kpis: { visits: 1 } });
   assert.deepEqual(res.body.warnings, [{ path: '/kpis/visits', message: "unknown KPI 'visits'" }]);
   assert.deepEqual((await t.profile({ email }))?.kpis, {});
+});
+
+test('fields and KPIs in one write are each matched against their own definitions', async () => {
+  const t = await contactTenant(app());
+  await makeField(app().db, t.accountId, 'City', 'string');
+  await makeKpi(app().db, t.accountId, 'visits');
+  // A KPI named like the field and a field named like the KPI are unknown: the two kinds never mix.
+  const email = randomEmail();
+  const res = await t.lead({ email, name: 'Both Kinds', fields: [{ key: 'city', value: 'Lyon' }, { key: 'visits', value: 'x' }], kpis: { visits: 2, City: 1 } });
+  assert.equal(res.status, 200);
+  assert.deepEqual(res.body.fields, [{ key: 'City', value: 'Lyon' }]);
+  assert.deepEqual(res.body.kpis, { visits: 2 });
+  assert.deepEqual(res.body.warnings, [
+    { path: '/fields/1', message: "unknown custom field 'visits'" },
+    { path: '/kpis/City', message: "unknown KPI 'City'" },
+  ]);
+  const profile = await t.profile({ email });
+  assert.deepEqual([profile?.fields, profile?.kpis], [{ City: 'Lyon' }, { visits: 2 }]);
 });
 
 for (const bad of [null, true, [1], { n: 1 }, '1,5', '']) {

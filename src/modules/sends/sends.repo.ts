@@ -8,9 +8,20 @@ export const RECEIVED: SendStatus[] = ['queued', 'sending', 'sent'];
 /** Statuses that count toward the monthly allowance (decisions.md, Plans). */
 export const COUNTED: SendStatus[] = ['pending', 'queued', 'sending', 'sent', 'error'];
 
-/** What a trigger needs to decide, read once it holds the contact. */
-export interface Recipient {
-  optedOut: boolean;
+/**
+ * Locks the contact's row for the rest of the transaction on PostgreSQL and reads its opt-out
+ * flag: that serialises triggers (and test sends) for one contact (SQLite transactions are
+ * serial already), so the re-entry check and the insert that follow never interleave with
+ * another's. Undefined when the contact is not the account's.
+ */
+export async function lockContact(tx: Tx, engine: Engine, accountId: string, contactId: string): Promise<{ optedOut: boolean } | undefined> {
+  const lock = engine === 'postgres' ? sql`for update` : sql``;
+  const { rows } = await sql<{ opted_out: number }>`select opted_out from contacts where account_id = ${accountId} and id = ${contactId} ${lock}`.execute(tx);
+  return rows[0] && { optedOut: Number(rows[0].opted_out) === 1 };
+}
+
+/** What a trigger decides on besides the opt-out, read in one statement. */
+export interface RecipientState {
   /** The primary (first stored) address of each channel, or null. */
   email: string | null;
   phone: string | null;
@@ -21,20 +32,13 @@ export interface Recipient {
 }
 
 /**
- * Locks the contact's row for the rest of the transaction on PostgreSQL, which serialises
- * triggers for one contact (SQLite transactions are serial already) so the re-entry check and
- * the insert that follow never interleave with another trigger's; then reads everything the
- * trigger decides on. Undefined when the contact is not the account's.
- *
- * Two statements, not one: under READ COMMITTED a statement that waited for the lock sees the
- * locked row as just committed but every other table as at its own start, so what the second
- * statement reads (addresses, receipts) could otherwise miss a concurrent write it waited for.
+ * Read in a statement of its own after lockContact (and after a Delay restart): under READ
+ * COMMITTED a statement sees other transactions' writes as at its own start, so reading this
+ * in the locking statement, or before the restart, could miss a write the trigger waited for
+ * (an address being added, a pending send a worker just claimed).
  */
-export async function lockRecipient(tx: Tx, engine: Engine, accountId: string, contactId: string, campaignId: string): Promise<Recipient | undefined> {
-  const lock = engine === 'postgres' ? sql`for update` : sql``;
-  const { rows: locked } = await sql<{ opted_out: number }>`select opted_out from contacts where account_id = ${accountId} and id = ${contactId} ${lock}`.execute(tx);
-  if (!locked[0]) return undefined;
-  // Addresses by contact id alone (the row above is the account's): the contact indexes serve it in order.
+export async function recipientState(tx: Tx, accountId: string, contactId: string, campaignId: string): Promise<RecipientState> {
+  // Addresses by contact id alone (lockContact checked the account): the contact indexes serve it in order.
   const { rows } = await sql<{ email: string | null; phone: string | null; last_receipt: number | null; allowance: number | null }>`
     select (select email from contact_emails where contact_id = ${contactId} order by position limit 1) as email,
            (select phone from contact_phones where contact_id = ${contactId} order by position limit 1) as phone,
@@ -42,7 +46,6 @@ export async function lockRecipient(tx: Tx, engine: Engine, accountId: string, c
            (select allowance from accounts where id = ${accountId}) as allowance`.execute(tx);
   const row = rows[0]!;
   return {
-    optedOut: Number(locked[0].opted_out) === 1,
     email: row.email,
     phone: row.phone,
     lastReceiptAt: row.last_receipt === null ? undefined : Number(row.last_receipt),
@@ -54,11 +57,6 @@ export async function lockRecipient(tx: Tx, engine: Engine, accountId: string, c
 export async function lockAccount(tx: Tx, engine: Engine, accountId: string): Promise<void> {
   if (engine !== 'postgres') return;
   await sql`select id from accounts where id = ${accountId} for update`.execute(tx);
-}
-
-export async function isOptedOut(tx: Tx, accountId: string, contactId: string): Promise<boolean> {
-  const row = await tx.selectFrom('contacts').select('opted_out').where('account_id', '=', accountId).where('id', '=', contactId).executeTakeFirst();
-  return row?.opted_out === 1;
 }
 
 /** Moves a pending send's due time; returns its id, or undefined when none is pending. */
@@ -108,14 +106,6 @@ export async function countSendsSince(tx: Tx, accountId: string, since: number):
     .where('test', '=', 0)
     .executeTakeFirstOrThrow();
   return Number(row.n);
-}
-
-export async function primaryAddress(tx: Tx, accountId: string, contactId: string, channel: 'email' | 'whatsapp') {
-  const row =
-    channel === 'email'
-      ? await tx.selectFrom('contact_emails').select('email as address').where('account_id', '=', accountId).where('contact_id', '=', contactId).orderBy('position').limit(1).executeTakeFirst()
-      : await tx.selectFrom('contact_phones').select('phone as address').where('account_id', '=', accountId).where('contact_id', '=', contactId).orderBy('position').limit(1).executeTakeFirst();
-  return row?.address;
 }
 
 /** `test` is set only by the admin panel's test send; real sends leave it to its default (0). */

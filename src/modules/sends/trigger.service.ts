@@ -9,7 +9,7 @@ import { applyContactWrite } from '../contacts/contacts.service.js';
 import { findContactIdByLeadString } from '../contacts/lead-lookup.js';
 import { missingAddressReason, rejectedByReentry } from './recipient-rules.js';
 import type { TriggerInput, TriggerResult } from './sends.schemas.js';
-import { countSendsSince, insertSend, lastReceipt, lockAccount, lockRecipient, restartPending, type Recipient } from './sends.repo.js';
+import { countSendsSince, insertSend, lockAccount, lockContact, recipientState, restartPending } from './sends.repo.js';
 
 export interface SendDeps {
   db: Db;
@@ -31,9 +31,9 @@ export async function triggerCampaign(deps: SendDeps, accountId: string, input: 
       const campaign = await requireTriggerableCampaign(tx, accountId, input.campaignId);
       const contactId =
         typeof input.lead === 'string' ? await requireLead(tx, accountId, input.lead) : (await applyContactWrite(tx, accountId, input.lead, now)).id;
-      const recipient = await lockRecipient(tx, db.engine, accountId, contactId, campaign.id);
-      if (!recipient) throw new AppError('LEAD_NOT_FOUND');
-      return decide(tx, db.engine, campaign, contactId, recipient, now);
+      const contact = await lockContact(tx, db.engine, accountId, contactId);
+      if (!contact) throw new AppError('LEAD_NOT_FOUND');
+      return decide(tx, db.engine, campaign, contactId, contact.optedOut, now);
     }),
   );
   if (outcome.dueAt !== undefined) deps.wakeup?.(outcome.dueAt);
@@ -60,7 +60,7 @@ interface Outcome {
   dueAt?: number;
 }
 
-async function decide(tx: Tx, engine: Engine, campaign: Campaign, contactId: string, recipient: Recipient, now: number): Promise<Outcome> {
+async function decide(tx: Tx, engine: Engine, campaign: Campaign, contactId: string, optedOut: boolean, now: number): Promise<Outcome> {
   const base = { campaignId: campaign.id, leadId: contactId, mode: campaign.mode } as const;
   const record = async (status: SendStatus, options: { dueAt?: number; to?: string; reason?: string } = {}): Promise<Outcome> => {
     const sendId = newId('snd');
@@ -88,18 +88,18 @@ async function decide(tx: Tx, engine: Engine, campaign: Campaign, contactId: str
   };
 
   const dueAt = campaign.mode === 'delay' ? now + campaign.delaySeconds * 1000 : now;
-  if (recipient.optedOut) return record('optout');
+  if (optedOut) return record('optout');
   // A second trigger while a delayed send waits restarts its timer: same send, counted once.
   if (campaign.mode === 'delay') {
     const pendingId = await restartPending(tx, campaign.accountId, campaign.id, contactId, dueAt, now);
     if (pendingId) return { result: { ...base, sendId: pendingId, status: 'pending' }, dueAt };
   }
-  // A restart that found nothing may have lost its pending send to a worker's claim meanwhile
-  // (claims take no contact lock): read the receipts again, after the restart, so that send counts.
-  const lastReceiptAt = campaign.mode === 'delay' ? await lastReceipt(tx, campaign.accountId, campaign.id, contactId) : recipient.lastReceiptAt;
-  if (rejectedByReentry(campaign, lastReceiptAt, now)) return record('rejected');
-  await checkAllowance(tx, engine, campaign.accountId, recipient.allowance, now);
-  const to = campaign.channel === 'email' ? recipient.email : recipient.phone;
+  // After the restart: a restart that found nothing may have lost its pending send to a worker's
+  // claim meanwhile (claims take no contact lock), and that send must count as received.
+  const state = await recipientState(tx, campaign.accountId, contactId, campaign.id);
+  if (rejectedByReentry(campaign, state.lastReceiptAt, now)) return record('rejected');
+  await checkAllowance(tx, engine, campaign.accountId, state.allowance, now);
+  const to = campaign.channel === 'email' ? state.email : state.phone;
   if (!to) return record('error', { reason: missingAddressReason(campaign.channel) });
   return record(campaign.mode === 'delay' ? 'pending' : 'queued', { dueAt, to });
 }

@@ -5,7 +5,7 @@ import { newId } from '../../../ids.js';
 import { missingForActivation } from '../../campaigns/campaign-settings.js';
 import { getCampaign } from '../../campaigns/campaigns.service.js';
 import { missingAddressReason } from '../../sends/recipient-rules.js';
-import { insertSend, isOptedOut, primaryAddress } from '../../sends/sends.repo.js';
+import { insertSend, lockContact, recipientState } from '../../sends/sends.repo.js';
 
 /**
  * `POST /campaigns/:id/test-send`: a real send of the campaign to one contact, queued due now
@@ -22,10 +22,11 @@ export async function testSend(deps: { db: Db; wakeup?: (dueAt: number) => void 
 
   const now = Date.now();
   const sendId = await inTransaction(db, async (tx) => {
-    const contact = await tx.selectFrom('contacts').select('id').where('account_id', '=', accountId).where('id', '=', contactId).executeTakeFirst();
+    const contact = await lockContact(tx, db.engine, accountId, contactId);
     if (!contact) throw new AppError('LEAD_NOT_FOUND');
-    if (await isOptedOut(tx, accountId, contactId)) throw invalid('/contactId', 'the contact opted out: nothing is sent to it, test sends included');
-    const to = await primaryAddress(tx, accountId, contactId, campaign.channel);
+    if (contact.optedOut) throw invalid('/contactId', 'the contact opted out: nothing is sent to it, test sends included');
+    const state = await recipientState(tx, accountId, contactId, campaignId);
+    const to = campaign.channel === 'email' ? state.email : state.phone;
     if (!to) throw invalid('/contactId', missingAddressReason(campaign.channel));
     const id = newId('snd');
     await insertSend(tx, {
