@@ -12,6 +12,12 @@ export type Engine = 'sqlite' | 'postgres';
 
 export interface Db {
   readonly kysely: Kysely<Database>;
+  /**
+   * Where inPriorityTransaction runs (db/transaction.ts). PostgreSQL: a connection of its own,
+   * opened on first use, so a delivered send's outcome never queues behind API requests for
+   * one of the pool's. SQLite: the one connection (priority comes from the commit queue).
+   */
+  readonly priority: Kysely<Database>;
   readonly engine: Engine;
   close(): Promise<void>;
 }
@@ -48,7 +54,7 @@ function openSqlite(dataDir: string): Db {
   file.pragma('busy_timeout = 5000');
   file.pragma('foreign_keys = ON');
   const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(file) }) });
-  return { kysely, engine: 'sqlite', close: () => kysely.destroy() };
+  return { kysely, priority: kysely, engine: 'sqlite', close: () => kysely.destroy() };
 }
 
 /** Distinct statement texts kept prepared (IN lists and multi-row inserts vary in length). */
@@ -71,5 +77,19 @@ function withStatementCache(file: SqliteDatabase.Database): SqliteDatabaseLike {
 function openPostgres(url: string, poolSize: number): Db {
   const pool = new pg.Pool({ connectionString: url, max: poolSize });
   const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  return { kysely, engine: 'postgres', close: () => kysely.destroy() };
+  // A pool of one that keeps its connection: it connects on first use (API-only processes
+  // never do) and reconnects after a lost connection.
+  const priorityPool = new pg.Pool({ connectionString: url, max: 1, idleTimeoutMillis: 0 });
+  // An idle connection that drops (a database restart) is discarded and replaced on next use;
+  // unhandled, the pool's 'error' event would end the process.
+  priorityPool.on('error', () => undefined);
+  const priority = new Kysely<Database>({ dialect: new PostgresDialect({ pool: priorityPool }) });
+  return {
+    kysely,
+    priority,
+    engine: 'postgres',
+    close: async () => {
+      await Promise.all([kysely.destroy(), priority.destroy()]);
+    },
+  };
 }

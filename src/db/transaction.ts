@@ -14,7 +14,7 @@ export type Tx = Kysely<Database>;
  * synchronous=FULL every commit is an fsync, which costs more than the rest of a request.
  */
 export async function inTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T> {
-  if (db.engine === 'sqlite') return commitGroupOf(db).run(fn);
+  if (db.engine === 'sqlite') return commitGroupOf(db).run(fn, false);
   return db.kysely.connection().execute(async (conn) => {
     await sql.raw('begin').execute(conn);
     let result: T;
@@ -29,8 +29,21 @@ export async function inTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>): Prom
   });
 }
 
+/**
+ * A transaction that must not wait behind API requests: the outcome of a send the server has
+ * accepted (until it commits, a crash means sending that message again) and lease renewals.
+ * On SQLite it goes to the front of the commit queue and cuts the group being run short; on
+ * PostgreSQL it runs on a connection of its own (db.priority), where those that arrive while
+ * one commits share the next commit.
+ */
+export async function inPriorityTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  return commitGroupOf(db, db.engine === 'postgres').run(fn, true);
+}
+
 /** Most transactions one commit carries: bounds how long the write lock is held. */
 const MAX_GROUP = 64;
+/** Other transactions a group runs before it commits early for urgent ones that joined it. */
+const MIN_OTHERS = 4;
 
 interface Job {
   fn: (tx: Tx) => Promise<unknown>;
@@ -39,25 +52,35 @@ interface Job {
 }
 
 /**
- * Group commit for SQLite. The transactions requested during one turn of the event loop run
- * one after the other inside ONE `begin immediate ... commit`, each in its own savepoint, and
- * every caller is answered only after that commit: so N concurrent requests cost one fsync,
- * not N, and nothing is acknowledged before it is durable.
+ * Group commit. The transactions requested during one turn of the event loop run one after
+ * the other inside ONE transaction, each in its own savepoint, and every caller is answered
+ * only after that commit: so N concurrent requests cost one fsync, not N, and nothing is
+ * acknowledged before it is durable. On SQLite every transaction goes through here (one
+ * connection, one writer); on PostgreSQL only the priority ones, on their own connection.
  *
- * Each transaction behaves as if it had its own: SQLite transactions are serial anyway (one
- * connection, one writer), one that throws is rolled back to its savepoint alone and its caller
- * gets the error, the others commit. If SQLite abandons the whole transaction (an I/O error, a
- * failed commit), every caller in the group gets the error, as none of them was acknowledged.
+ * Each transaction behaves as if it had its own: transactions here are serial anyway, one
+ * that throws is rolled back to its savepoint alone and its caller gets the error, the others
+ * commit. If the database abandons the whole transaction (an I/O error, a failed commit),
+ * every caller in the group gets the error, as none of them was acknowledged.
+ *
+ * Urgent jobs (inPriorityTransaction) run before any other waiting job. One that arrives while
+ * a group runs joins that group after the job being run, and the rest of the group waits for
+ * the next commit: the urgent write is durable after a few jobs and one commit, not after a
+ * whole group of API requests.
  */
 class CommitGroup {
+  private readonly urgent: Job[] = [];
   private readonly queue: Job[] = [];
   private scheduled = false;
 
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly kysely: Kysely<Database>,
+    private readonly begin: string,
+  ) {}
 
-  run<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+  run<T>(fn: (tx: Tx) => Promise<T>, urgent: boolean): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ fn, resolve: resolve as (value: unknown) => void, reject });
+      (urgent ? this.urgent : this.queue).push({ fn, resolve: resolve as (value: unknown) => void, reject });
       this.schedule();
     });
   }
@@ -70,30 +93,44 @@ class CommitGroup {
     if (this.scheduled) return;
     this.scheduled = true;
     setImmediate(() => {
-      void this.db.kysely
+      void this.kysely
         .connection()
         .execute((conn) => this.commitGroup(conn))
         .catch((err: unknown) => {
           // Could not even get the connection (database closed): fail whoever waits.
-          for (const job of this.queue.splice(0)) job.reject(err);
+          for (const job of [...this.urgent.splice(0), ...this.queue.splice(0)]) job.reject(err);
         })
         .finally(() => {
           this.scheduled = false;
-          if (this.queue.length > 0) this.schedule();
+          if (this.urgent.length + this.queue.length > 0) this.schedule();
         });
     });
   }
 
   private async commitGroup(conn: Tx): Promise<void> {
-    const jobs = this.queue.splice(0, MAX_GROUP);
+    const others = this.queue.splice(0, MAX_GROUP);
+    let othersRun = 0;
+    let cut = false;
+    // Urgent jobs first, those waiting and those that arrive while the group runs; then the
+    // others, unless urgent ones joined and a few others ran already (so a steady stream of
+    // urgent jobs cannot starve the rest): then the group commits now and the others wait.
+    const next = (): Job | undefined => {
+      if (this.urgent.length > 0) {
+        if (othersRun > 0) cut = true;
+        return this.urgent.shift();
+      }
+      if (cut && othersRun >= MIN_OTHERS) return undefined;
+      othersRun++;
+      return others.shift();
+    };
     const succeeded: { job: Job; result: unknown }[] = [];
     try {
-      await sql.raw('begin immediate').execute(conn);
+      await sql.raw(this.begin).execute(conn);
     } catch (err) {
-      for (const job of jobs) job.reject(err);
+      for (const job of [...this.urgent.splice(0), ...others]) job.reject(err);
       return;
     }
-    for (const job of jobs) {
+    for (let job = next(); job; job = next()) {
       await sql.raw('savepoint herald_tx').execute(conn);
       try {
         const result = await job.fn(conn);
@@ -104,17 +141,19 @@ class CommitGroup {
           await sql.raw('rollback to herald_tx').execute(conn);
           await sql.raw('release herald_tx').execute(conn);
         } catch {
-          // SQLite rolled the whole transaction back (I/O error, out of memory): the group is lost.
+          // The database rolled the whole transaction back (I/O error, out of memory, a lost
+          // connection): the group is lost.
           await sql.raw('rollback').execute(conn).catch(() => undefined);
           job.reject(err);
           for (const done of succeeded) done.job.reject(err);
           // Those not run yet go first in the next group.
-          this.queue.unshift(...jobs.slice(jobs.indexOf(job) + 1));
+          this.queue.unshift(...others);
           return;
         }
         job.reject(err);
       }
     }
+    this.queue.unshift(...others);
     try {
       await sql.raw('commit').execute(conn);
     } catch (err) {
@@ -126,13 +165,15 @@ class CommitGroup {
   }
 }
 
-const groups = new WeakMap<Db, CommitGroup>();
+const groups = new WeakMap<Kysely<Database>, CommitGroup>();
 
-function commitGroupOf(db: Db): CommitGroup {
-  let group = groups.get(db);
+/** SQLite: the one group of the file's connection. PostgreSQL: the group of the priority connection. */
+function commitGroupOf(db: Db, priority = false): CommitGroup {
+  const kysely = priority ? db.priority : db.kysely;
+  let group = groups.get(kysely);
   if (!group) {
-    group = new CommitGroup(db);
-    groups.set(db, group);
+    group = new CommitGroup(kysely, db.engine === 'sqlite' ? 'begin immediate' : 'begin');
+    groups.set(kysely, group);
   }
   return group;
 }

@@ -8,8 +8,9 @@ import type { Campaign } from '../modules/campaigns/campaign.js';
 import { findCampaign } from '../modules/campaigns/campaigns.service.js';
 import { getContactProfile, type ContactProfile } from '../modules/contacts/contacts.service.js';
 import { missingAddressReason, reentryBlock } from '../modules/sends/recipient-rules.js';
-import { DeliveryError, type Channel } from './channels/channel.js';
+import { DeliveryError, type Channel, type DeliveryReceipt } from './channels/channel.js';
 import { claimDueSends, nextDueAt, type ClaimedSend } from './claim.js';
+import { LeaseKeeper } from './leases.js';
 import { finishUndelivered, recordSent, requeue } from './outcome.js';
 
 export interface DispatcherOptions {
@@ -21,7 +22,10 @@ export interface DispatcherOptions {
   onSentInTx?: (tx: Tx, sent: { send: ClaimedSend; campaign: Campaign; contact: ContactProfile; now: number }) => Promise<void>;
   /** Runs after that transaction committed (wakes the webhook worker). */
   afterSent?: (sent: { send: ClaimedSend; campaign: Campaign }) => void;
-  /** A claimed send belongs to this worker for that long; past it another worker retries it. */
+  /**
+   * A claimed send belongs to this worker for that long, renewed while the worker works on it;
+   * a worker that dies leaves its sends to be retried once that time has passed.
+   */
   leaseMs?: number;
   /** How many sends are in flight at once. */
   concurrency?: number;
@@ -33,6 +37,8 @@ export interface DispatcherOptions {
 }
 
 const RETRY_BASE_MS = 5_000;
+/** Tries of a delivered send's outcome write (100 ms doubling between them, 1.5 s in all). */
+const OUTCOME_WRITE_ATTEMPTS = 5;
 const RETRY_CAP_MS = 30 * 60_000;
 
 /** Exponential backoff with jitter: 5 s, 10 s, 20 s ... capped at 30 min. */
@@ -59,6 +65,7 @@ export class Dispatcher {
   private readonly idlePollMs: number;
   private readonly maxAttempts: number;
   private readonly now: () => number;
+  private readonly leases: LeaseKeeper;
 
   constructor(private readonly options: DispatcherOptions) {
     this.leaseMs = options.leaseMs ?? 120_000;
@@ -66,6 +73,7 @@ export class Dispatcher {
     this.idlePollMs = options.idlePollMs ?? 5_000;
     this.maxAttempts = options.maxAttempts ?? 10;
     this.now = options.now ?? Date.now;
+    this.leases = new LeaseKeeper(options.db, this.leaseMs, this.now, options.logger);
   }
 
   start(): void {
@@ -85,14 +93,24 @@ export class Dispatcher {
     this.stopping = true;
     this.wake?.();
     await Promise.race([Promise.all([this.loopDone, ...this.inflight]), new Promise((r) => setTimeout(r, graceMs).unref())]);
+    // Sends still in flight past the grace period keep their leases until those run out.
+    await this.leases.stop();
     this.running = false;
   }
 
   /** Claims one batch and delivers it, waiting for the results (tests and benchmarks). */
   async runOnce(): Promise<number> {
-    const claimed = await claimDueSends(this.options.db, this.now(), this.leaseMs, this.concurrency);
+    const claimed = await this.claim(this.concurrency);
     await Promise.all(claimed.map((send) => this.process(send)));
     return claimed.length;
+  }
+
+  /** Claims up to `limit` due sends and keeps their leases from now on. */
+  private async claim(limit: number): Promise<ClaimedSend[]> {
+    const now = this.now();
+    const claimed = await claimDueSends(this.options.db, now, this.leaseMs, limit);
+    this.leases.hold(claimed, now);
+    return claimed;
   }
 
   private async loop(): Promise<void> {
@@ -107,7 +125,7 @@ export class Dispatcher {
       let claimed: ClaimedSend[] = [];
       if (capacity > 0) {
         try {
-          claimed = await claimDueSends(this.options.db, this.now(), this.leaseMs, capacity);
+          claimed = await this.claim(capacity);
         } catch (err) {
           this.options.logger.error({ err }, 'claiming sends failed');
         }
@@ -156,13 +174,28 @@ export class Dispatcher {
 
   /** One claimed send: the due-time checks, delivery, and its fenced outcome. Never throws. */
   private async process(send: ClaimedSend): Promise<void> {
+    try {
+      await this.deliverAndRecord(send);
+    } finally {
+      this.leases.release(send);
+    }
+  }
+
+  private async deliverAndRecord(send: ClaimedSend): Promise<void> {
     const { db, logger } = this.options;
+    let delivered: { campaign: Campaign; contact: ContactProfile; to: string; receipt: DeliveryReceipt };
     try {
       const ready = await this.checkAtDueTime(send);
       if (!ready) return;
       const { campaign, contact, to } = ready;
       const whatsapp = campaign.channel === 'whatsapp' ? await getWhatsAppCredentials(db, this.options.config, send.account_id) : null;
       const channel = campaign.channel === 'email' ? this.options.channels.email : this.options.channels.whatsapp;
+      // The lease could not be renewed (database out of reach) or was taken over: another
+      // worker may be sending this one, so leave it to them rather than send it twice.
+      if (!this.leases.holds(send)) {
+        logger.warn({ sendId: send.id }, 'send lease about to run out before delivery: left for a retry');
+        return;
+      }
       const receipt = await channel.deliver({
         send: { id: send.id, accountId: send.account_id, campaignId: send.campaign_id, contactId: send.contact_id, attempts: send.attempts },
         campaign,
@@ -170,14 +203,37 @@ export class Dispatcher {
         to,
         account: { id: send.account_id, whatsapp: whatsapp && { phoneNumberId: whatsapp.phoneNumberId, token: whatsapp.token } },
       });
-      const now = this.now();
-      // A test send reaches the tester, not the customer's systems: no webhooks for it.
-      const onSent = send.test ? undefined : this.options.onSentInTx;
-      const recorded = await recordSent(db, send, { to, ...receipt }, now, onSent && ((tx) => onSent(tx, { send, campaign, contact, now })));
-      if (recorded) this.options.afterSent?.({ send, campaign });
-      else logger.warn({ sendId: send.id }, 'send delivered after its lease was taken over');
+      delivered = { campaign, contact, to, receipt };
     } catch (err) {
       await this.fail(send, err).catch((writeErr) => logger.error({ err: writeErr, sendId: send.id }, 'recording a send failure failed'));
+      return;
+    }
+    await this.recordDelivered(send, delivered);
+  }
+
+  /**
+   * The message is out: its outcome is written at once, on the priority connection. A failed
+   * write is tried again (a dropped connection is replaced), never turned into a retry of the
+   * delivery; if it keeps failing, the lease runs out and the send goes out again (at least once).
+   */
+  private async recordDelivered(send: ClaimedSend, { campaign, contact, to, receipt }: { campaign: Campaign; contact: ContactProfile; to: string; receipt: DeliveryReceipt }): Promise<void> {
+    const { db, logger } = this.options;
+    const now = this.now();
+    // A test send reaches the tester, not the customer's systems: no webhooks for it.
+    const onSent = send.test ? undefined : this.options.onSentInTx;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const recorded = await recordSent(db, send, { to, ...receipt }, now, onSent && ((tx) => onSent(tx, { send, campaign, contact, now })));
+        if (recorded) this.options.afterSent?.({ send, campaign });
+        else logger.warn({ sendId: send.id }, 'send delivered after its lease was taken over');
+        return;
+      } catch (err) {
+        if (attempt >= OUTCOME_WRITE_ATTEMPTS) {
+          logger.error({ err, sendId: send.id }, 'recording a delivered send failed: it will be sent again when its lease runs out');
+          return;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 50 * 2 ** attempt));
+      }
     }
   }
 

@@ -1,6 +1,6 @@
 import type { Db } from '../db/connect.js';
 import type { SendStatus } from '../db/schema.js';
-import { inTransaction, type Tx } from '../db/transaction.js';
+import { inPriorityTransaction, type Tx } from '../db/transaction.js';
 import type { ClaimedSend } from './claim.js';
 
 /**
@@ -27,9 +27,12 @@ export interface Delivered {
  * Marks the send sent and, in the same transaction, runs `alsoInTx` (the webhook deliveries
  * are queued there, so a sent send never lacks its webhooks nor gets them twice). Returns false
  * when the claim was no longer ours.
+ *
+ * A priority transaction: the message is out, and until this commits a crash means sending
+ * it again, so it does not queue behind API requests (db/transaction.ts).
  */
 export async function recordSent(db: Db, send: ClaimedSend, result: Delivered, now: number, alsoInTx?: (tx: Tx) => Promise<void>): Promise<boolean> {
-  return inTransaction(db, async (tx) => {
+  return inPriorityTransaction(db, async (tx) => {
     const updated = await fenced(tx, send)
       .set({
         status: 'sent',

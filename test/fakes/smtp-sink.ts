@@ -15,6 +15,8 @@ export interface ReceivedEmail {
   /** Header name (lower case) -> unfolded raw value, e.g. headers['list-unsubscribe']. */
   headers: Record<string, string>;
   messageId: string | null;
+  /** Date.now() when the sink accepted it (just before its 250 reply). */
+  receivedAt: number;
 }
 
 /**
@@ -28,6 +30,7 @@ export class SmtpSink {
   refused = 0;
   private server: SMTPServer;
   private failures: { remaining: number; code: number; message: string } | undefined;
+  private stalledUntil = 0;
   private waiters: { count: number; resolve: () => void }[] = [];
 
   private constructor(readonly port: number, server: SMTPServer) {
@@ -50,6 +53,14 @@ export class SmtpSink {
   /** Refuse the next n messages with this SMTP reply code (4xx transient, 5xx permanent). */
   failNext(n: number, code: number, message = code >= 500 ? 'Message rejected' : 'Try again later'): void {
     this.failures = { remaining: n, code, message };
+  }
+
+  /**
+   * A slow server: every message that arrives in the next `ms` milliseconds is held (read, not
+   * answered) until that time has passed, then accepted.
+   */
+  stallFor(ms: number): void {
+    this.stalledUntil = Date.now() + ms;
   }
 
   /** Resolves with the messages once `count` have arrived in total; rejects after the timeout. */
@@ -78,6 +89,8 @@ export class SmtpSink {
 
   private async receive(stream: SMTPServerDataStream, session: SMTPServerSession): Promise<void> {
     const parsed = await simpleParser(stream);
+    const stall = this.stalledUntil - Date.now();
+    if (stall > 0) await new Promise((resolve) => setTimeout(resolve, stall));
     if (this.failures && this.failures.remaining > 0) {
       this.failures.remaining--;
       this.refused++;
@@ -97,6 +110,7 @@ export class SmtpSink {
       text: parsed.text ?? null,
       headers,
       messageId: parsed.messageId ?? null,
+      receivedAt: Date.now(),
     });
     this.waiters = this.waiters.filter((w) => (this.messages.length >= w.count ? (w.resolve(), false) : true));
   }
