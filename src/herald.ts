@@ -61,10 +61,10 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
       concurrency: options.dispatcher?.concurrency,
       // Alone on SQLite nothing can wake us from another process: look often (cheap indexed query).
       idlePollMs: role === 'worker' && !wakeableFromElsewhere ? 200 : 5_000,
-      onSentInTx: async (tx, { send, campaign, contact, now }) => {
-        if (!queuesWebhooks(campaign)) return;
-        await enqueueWebhookDeliveries(tx, { accountId: send.account_id, campaignId: campaign.id, sendId: send.id, urls: campaign.webhooks, contact, now });
-      },
+      sentInTx: ({ send, campaign, contact, now }) =>
+        queuesWebhooks(campaign)
+          ? (tx) => enqueueWebhookDeliveries(tx, { accountId: send.account_id, campaignId: campaign.id, sendId: send.id, urls: campaign.webhooks, contact, now })
+          : undefined,
       // Only a send that queued deliveries gives the webhook worker something to do (waking it
       // costs a claim query on every send otherwise).
       afterSent: ({ campaign }) => {

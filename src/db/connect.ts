@@ -13,7 +13,7 @@ export type Engine = 'sqlite' | 'postgres';
 export interface Db {
   readonly kysely: Kysely<Database>;
   /**
-   * Where inPriorityTransaction runs (db/transaction.ts). PostgreSQL: a connection of its own,
+   * Where priority writes run (db/transaction.ts). PostgreSQL: a few connections of their own,
    * opened on first use, so a delivered send's outcome never queues behind API requests for
    * one of the pool's. SQLite: the one connection (priority comes from the commit queue).
    */
@@ -74,12 +74,15 @@ function withStatementCache(file: SqliteDatabase.Database): SqliteDatabaseLike {
   };
 }
 
+/** Connections for priority writes on PostgreSQL: outcomes and lease renewals of one worker. */
+const PRIORITY_POOL_SIZE = 4;
+
 function openPostgres(url: string, poolSize: number): Db {
   const pool = new pg.Pool({ connectionString: url, max: poolSize });
   const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  // A pool of one that keeps its connection: it connects on first use (API-only processes
-  // never do) and reconnects after a lost connection.
-  const priorityPool = new pg.Pool({ connectionString: url, max: 1, idleTimeoutMillis: 0 });
+  // Connections kept open for priority writes (outcomes finishing together write side by
+  // side): opened on first use (API-only processes never do), replaced after a lost connection.
+  const priorityPool = new pg.Pool({ connectionString: url, max: PRIORITY_POOL_SIZE, idleTimeoutMillis: 0 });
   // An idle connection that drops (a database restart) is discarded and replaced on next use;
   // unhandled, the pool's 'error' event would end the process.
   priorityPool.on('error', () => undefined);

@@ -15,7 +15,11 @@ export type Tx = Kysely<Database>;
  */
 export async function inTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T> {
   if (db.engine === 'sqlite') return commitGroupOf(db).run(fn, false);
-  return db.kysely.connection().execute(async (conn) => {
+  return pgTransaction(db.kysely, fn);
+}
+
+async function pgTransaction<T>(kysely: Kysely<Database>, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  return kysely.connection().execute(async (conn) => {
     await sql.raw('begin').execute(conn);
     let result: T;
     try {
@@ -33,11 +37,21 @@ export async function inTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>): Prom
  * A transaction that must not wait behind API requests: the outcome of a send the server has
  * accepted (until it commits, a crash means sending that message again) and lease renewals.
  * On SQLite it goes to the front of the commit queue and cuts the group being run short; on
- * PostgreSQL it runs on a connection of its own (db.priority), where those that arrive while
- * one commits share the next commit.
+ * PostgreSQL it runs on the priority connections (db.priority), which API requests never use.
  */
 export async function inPriorityTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T> {
-  return commitGroupOf(db, db.engine === 'postgres').run(fn, true);
+  if (db.engine === 'sqlite') return commitGroupOf(db).run(fn, true);
+  return pgTransaction(db.priority, fn);
+}
+
+/**
+ * One statement with the same priority, for work that is a single statement: on PostgreSQL it
+ * runs on its own (autocommit), so it is durable after one round trip instead of three
+ * (begin, statement, commit). Every round trip counts when the machine is busy.
+ */
+export async function inPriorityStatement<T>(db: Db, statement: (tx: Tx) => Promise<T>): Promise<T> {
+  if (db.engine === 'sqlite') return commitGroupOf(db).run(statement, true);
+  return statement(db.priority);
 }
 
 /** Most transactions one commit carries: bounds how long the write lock is held. */
@@ -52,16 +66,15 @@ interface Job {
 }
 
 /**
- * Group commit. The transactions requested during one turn of the event loop run one after
- * the other inside ONE transaction, each in its own savepoint, and every caller is answered
- * only after that commit: so N concurrent requests cost one fsync, not N, and nothing is
- * acknowledged before it is durable. On SQLite every transaction goes through here (one
- * connection, one writer); on PostgreSQL only the priority ones, on their own connection.
+ * Group commit for SQLite. The transactions requested during one turn of the event loop run
+ * one after the other inside ONE `begin immediate ... commit`, each in its own savepoint, and
+ * every caller is answered only after that commit: so N concurrent requests cost one fsync,
+ * not N, and nothing is acknowledged before it is durable.
  *
- * Each transaction behaves as if it had its own: transactions here are serial anyway, one
- * that throws is rolled back to its savepoint alone and its caller gets the error, the others
- * commit. If the database abandons the whole transaction (an I/O error, a failed commit),
- * every caller in the group gets the error, as none of them was acknowledged.
+ * Each transaction behaves as if it had its own: SQLite transactions are serial anyway (one
+ * connection, one writer), one that throws is rolled back to its savepoint alone and its caller
+ * gets the error, the others commit. If SQLite abandons the whole transaction (an I/O error, a
+ * failed commit), every caller in the group gets the error, as none of them was acknowledged.
  *
  * Urgent jobs (inPriorityTransaction) run before any other waiting job. One that arrives while
  * a group runs joins that group after the job being run, and the rest of the group waits for
@@ -73,10 +86,7 @@ class CommitGroup {
   private readonly queue: Job[] = [];
   private scheduled = false;
 
-  constructor(
-    private readonly kysely: Kysely<Database>,
-    private readonly begin: string,
-  ) {}
+  constructor(private readonly db: Db) {}
 
   run<T>(fn: (tx: Tx) => Promise<T>, urgent: boolean): Promise<T> {
     return new Promise<T>((resolve, reject) => {
@@ -93,7 +103,7 @@ class CommitGroup {
     if (this.scheduled) return;
     this.scheduled = true;
     setImmediate(() => {
-      void this.kysely
+      void this.db.kysely
         .connection()
         .execute((conn) => this.commitGroup(conn))
         .catch((err: unknown) => {
@@ -125,7 +135,7 @@ class CommitGroup {
     };
     const succeeded: { job: Job; result: unknown }[] = [];
     try {
-      await sql.raw(this.begin).execute(conn);
+      await sql.raw('begin immediate').execute(conn);
     } catch (err) {
       for (const job of [...this.urgent.splice(0), ...others]) job.reject(err);
       return;
@@ -141,8 +151,7 @@ class CommitGroup {
           await sql.raw('rollback to herald_tx').execute(conn);
           await sql.raw('release herald_tx').execute(conn);
         } catch {
-          // The database rolled the whole transaction back (I/O error, out of memory, a lost
-          // connection): the group is lost.
+          // SQLite rolled the whole transaction back (I/O error, out of memory): the group is lost.
           await sql.raw('rollback').execute(conn).catch(() => undefined);
           job.reject(err);
           for (const done of succeeded) done.job.reject(err);
@@ -165,15 +174,13 @@ class CommitGroup {
   }
 }
 
-const groups = new WeakMap<Kysely<Database>, CommitGroup>();
+const groups = new WeakMap<Db, CommitGroup>();
 
-/** SQLite: the one group of the file's connection. PostgreSQL: the group of the priority connection. */
-function commitGroupOf(db: Db, priority = false): CommitGroup {
-  const kysely = priority ? db.priority : db.kysely;
-  let group = groups.get(kysely);
+function commitGroupOf(db: Db): CommitGroup {
+  let group = groups.get(db);
   if (!group) {
-    group = new CommitGroup(kysely, db.engine === 'sqlite' ? 'begin immediate' : 'begin');
-    groups.set(kysely, group);
+    group = new CommitGroup(db);
+    groups.set(db, group);
   }
   return group;
 }

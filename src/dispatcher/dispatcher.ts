@@ -18,8 +18,11 @@ export interface DispatcherOptions {
   config: Pick<Config, 'secret'>;
   logger: Logger;
   channels: { email: Channel; whatsapp: Channel };
-  /** Runs inside the transaction that marks a send sent (queues its webhooks). */
-  onSentInTx?: (tx: Tx, sent: { send: ClaimedSend; campaign: Campaign; contact: ContactProfile; now: number }) => Promise<void>;
+  /**
+   * The work to do inside the transaction that marks a send sent (queueing its webhooks), or
+   * undefined when there is none: then the outcome is a single statement (one round trip).
+   */
+  sentInTx?: (sent: { send: ClaimedSend; campaign: Campaign; contact: ContactProfile; now: number }) => ((tx: Tx) => Promise<void>) | undefined;
   /** Runs after that transaction committed (wakes the webhook worker). */
   afterSent?: (sent: { send: ClaimedSend; campaign: Campaign }) => void;
   /**
@@ -220,10 +223,10 @@ export class Dispatcher {
     const { db, logger } = this.options;
     const now = this.now();
     // A test send reaches the tester, not the customer's systems: no webhooks for it.
-    const onSent = send.test ? undefined : this.options.onSentInTx;
+    const alsoInTx = send.test ? undefined : this.options.sentInTx?.({ send, campaign, contact, now });
     for (let attempt = 1; ; attempt++) {
       try {
-        const recorded = await recordSent(db, send, { to, ...receipt }, now, onSent && ((tx) => onSent(tx, { send, campaign, contact, now })));
+        const recorded = await recordSent(db, send, { to, ...receipt }, now, alsoInTx);
         if (recorded) this.options.afterSent?.({ send, campaign });
         else logger.warn({ sendId: send.id }, 'send delivered after its lease was taken over');
         return;

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Db } from '../db/connect.js';
-import { inPriorityTransaction } from '../db/transaction.js';
+import { inPriorityStatement } from '../db/transaction.js';
 import type { ClaimedSend } from './claim.js';
 
 /** Renewals per lease: a renewal that is late by up to three quarters of the lease is still in time. */
@@ -11,7 +11,7 @@ const RENEWALS_PER_LEASE = 4;
  * stays ours however long its delivery takes (a stalled SMTP server, a slow API), and a
  * worker that dies leaves its sends to others after at most one lease. Every quarter of a
  * lease, the sends held for longer than that get a full lease again, in one fenced statement
- * on the priority connection (API load cannot hold a renewal up). A send whose renewal found
+ * on the priority connections (API load cannot hold a renewal up). A send whose renewal found
  * it taken over is no longer ours: it is not delivered (`holds` says so).
  */
 export class LeaseKeeper {
@@ -81,7 +81,7 @@ export class LeaseKeeper {
     // number, as an OR per send would nest too deep for SQLite with many sends in flight.
     const byAttempts = new Map<number, string[]>();
     for (const [id, lease] of due) byAttempts.set(lease.attempts, [...(byAttempts.get(lease.attempts) ?? []), id]);
-    const renewed = await inPriorityTransaction(this.db, (tx) =>
+    const renewed = await inPriorityStatement(this.db, (tx) =>
       tx
         .updateTable('sends')
         .set({ lease_until: until })

@@ -1,6 +1,6 @@
 import type { Db } from '../db/connect.js';
 import type { SendStatus } from '../db/schema.js';
-import { inPriorityTransaction, type Tx } from '../db/transaction.js';
+import { inPriorityStatement, inPriorityTransaction, type Tx } from '../db/transaction.js';
 import type { ClaimedSend } from './claim.js';
 
 /**
@@ -28,28 +28,34 @@ export interface Delivered {
  * are queued there, so a sent send never lacks its webhooks nor gets them twice). Returns false
  * when the claim was no longer ours.
  *
- * A priority transaction: the message is out, and until this commits a crash means sending
- * it again, so it does not queue behind API requests (db/transaction.ts).
+ * A priority write: the message is out, and until this commits a crash means sending it again,
+ * so it does not queue behind API requests, and without `alsoInTx` it is a single statement
+ * (db/transaction.ts).
  */
 export async function recordSent(db: Db, send: ClaimedSend, result: Delivered, now: number, alsoInTx?: (tx: Tx) => Promise<void>): Promise<boolean> {
+  if (!alsoInTx) return inPriorityStatement(db, (tx) => markSent(tx, send, result, now));
   return inPriorityTransaction(db, async (tx) => {
-    const updated = await fenced(tx, send)
-      .set({
-        status: 'sent',
-        to_address: result.to,
-        provider_message_id: result.providerMessageId,
-        processed_at: now,
-        delivered_at: result.delivered ? now : null,
-        sent_at: now,
-        reason: null,
-        lease_until: null,
-        updated_at: now,
-      })
-      .executeTakeFirst();
-    if (Number(updated.numUpdatedRows) === 0) return false;
-    await alsoInTx?.(tx);
+    if (!(await markSent(tx, send, result, now))) return false;
+    await alsoInTx(tx);
     return true;
   });
+}
+
+async function markSent(tx: Tx, send: ClaimedSend, result: Delivered, now: number): Promise<boolean> {
+  const updated = await fenced(tx, send)
+    .set({
+      status: 'sent',
+      to_address: result.to,
+      provider_message_id: result.providerMessageId,
+      processed_at: now,
+      delivered_at: result.delivered ? now : null,
+      sent_at: now,
+      reason: null,
+      lease_until: null,
+      updated_at: now,
+    })
+    .executeTakeFirst();
+  return Number(updated.numUpdatedRows) > 0;
 }
 
 /** A temporary failure: back to the queue, due again after the backoff. */

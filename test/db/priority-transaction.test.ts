@@ -56,7 +56,7 @@ test('SQLite: a priority transaction requested while a long group runs commits b
   assert.equal(committed().length, 21, 'the rest of the group committed after it');
 });
 
-test('priority transactions requested together share a commit; one that throws is rolled back alone', async () => {
+test('concurrent priority transactions: one that throws is rolled back alone, the others commit', async () => {
   const insert = (text: string) => (tx: Db['kysely']) => sql`insert into ${sql.id(table)} (text) values (${text})`.execute(tx);
   const results = await Promise.allSettled([
     inPriorityTransaction(engineDb, insert('p1')),
