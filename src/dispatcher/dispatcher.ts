@@ -40,9 +40,9 @@ export interface DispatcherOptions {
 }
 
 const RETRY_BASE_MS = 5_000;
+const RETRY_CAP_MS = 30 * 60_000;
 /** Tries of a delivered send's outcome write (100 ms doubling between them, 1.5 s in all). */
 const OUTCOME_WRITE_ATTEMPTS = 5;
-const RETRY_CAP_MS = 30 * 60_000;
 
 /** Exponential backoff with jitter: 5 s, 10 s, 20 s ... capped at 30 min. */
 export function retryDelay(attempts: number): number {
@@ -215,7 +215,7 @@ export class Dispatcher {
   }
 
   /**
-   * The message is out: its outcome is written at once, on the priority connection. A failed
+   * The message is out: its outcome is written at once, as a priority write. A failed
    * write is tried again (a dropped connection is replaced), never turned into a retry of the
    * delivery; if it keeps failing, the lease runs out and the send goes out again (at least once).
    */
