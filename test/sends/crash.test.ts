@@ -81,7 +81,7 @@ function apiLoad(baseUrl: () => string, key: string, clients: number) {
   };
 }
 
-test(`SIGKILL ${KILLS} times during a ${SENDS}-send drain under API load: 0 lost, at most 1 double per kill`, { timeout: 60_000 + SENDS * 60 }, async (ctx) => {
+test(`SIGKILL ${KILLS} times during a ${SENDS}-send drain under API load: 0 lost, at most 1 double per kill`, { timeout: 60_000 + SENDS * 150 }, async (ctx) => {
   const tenant = await makeTenant(t.db, t.config);
   await t.db.kysely.updateTable('accounts').set({ allowance: null }).where('id', '=', tenant.accountId).execute();
   const { id: campaignId } = await makeEmailCampaign(t, tenant.accountId);
