@@ -17,16 +17,18 @@ export type ContactWriteResult = LeadResult;
  * decisions.md (Contacts). Runs inside the caller's transaction, so the campaign trigger can
  * write the contact and its send atomically; throws AppError (400 Validation Error, 409
  * Identifier belongs to another contact) before or instead of committing anything.
+ * `at` is the JSON pointer of the lead object in the request (`/lead` in a trigger): every
+ * path in `details` and `warnings` starts with it.
  */
-export async function applyContactWrite(tx: Tx, accountId: string, input: LeadInput, now: number): Promise<ContactWriteResult> {
-  const lead = normalizeLead(input);
+export async function applyContactWrite(tx: Tx, accountId: string, input: LeadInput, now: number, at = ''): Promise<ContactWriteResult> {
+  const lead = normalizeLead(input, at);
   const repo = new ContactsRepo(tx);
   const found = await findAndTouch(repo, accountId, lead, now);
   const contactId = found?.contactId ?? newId('ld');
   if (found === undefined) {
-    await createContact(repo, accountId, contactId, lead, input.metadata, now);
+    await createContact(repo, accountId, contactId, lead, input.metadata, now, at);
   } else {
-    if (input.metadata !== undefined) await mergeMetadata(repo, accountId, contactId, found.storedMetadata, input.metadata);
+    if (input.metadata !== undefined) await mergeMetadata(repo, accountId, contactId, found.storedMetadata, input.metadata, at);
     if (lead.email !== undefined && found.owners.byEmail === undefined) await repo.addEmail(accountId, contactId, lead.email);
     if (lead.phone !== undefined && found.owners.byPhone === undefined) await repo.addPhone(accountId, contactId, lead.phone);
     if (lead.tagsRemove?.length) await repo.removeTags(accountId, contactId, lead.tagsRemove);
@@ -35,8 +37,8 @@ export async function applyContactWrite(tx: Tx, accountId: string, input: LeadIn
 
   const warnings: Problem[] = [];
   const definitions = await repo.findDefinitions(accountId, [...new Set((input.fields ?? []).map((e) => fieldNameKey(e.key)))], Object.keys(input.kpis ?? {}));
-  const fields = input.fields === undefined ? undefined : await applyFields(repo, accountId, contactId, input.fields, definitions.fields, warnings);
-  const kpis = input.kpis === undefined ? undefined : await applyKpis(repo, accountId, contactId, input.kpis, definitions.kpiIds, warnings);
+  const fields = input.fields === undefined ? undefined : await applyFields(repo, accountId, contactId, input.fields, definitions.fields, warnings, at);
+  const kpis = input.kpis === undefined ? undefined : await applyKpis(repo, accountId, contactId, input.kpis, definitions.kpiIds, warnings, at);
   if (lead.note) await repo.insertNote(accountId, { id: newId('nt'), contactId, ...lead.note, now });
   if (input.tracker !== undefined) await repo.linkTracker(accountId, input.tracker, contactId, now);
 
@@ -91,11 +93,12 @@ async function createContact(
   lead: NormalizedLead,
   metadata: Record<string, unknown> | undefined,
   now: number,
+  at: string,
 ): Promise<void> {
   const problems: Problem[] = [];
-  if (lead.name === undefined) problems.push({ path: '/name', message: 'is required to create a contact (at least 2 characters)' });
+  if (lead.name === undefined) problems.push({ path: `${at}/name`, message: 'is required to create a contact (at least 2 characters)' });
   if (lead.email === undefined && lead.phone === undefined) {
-    problems.push({ path: '/email', message: 'an email or a phone is required to create a contact' });
+    problems.push({ path: `${at}/email`, message: 'an email or a phone is required to create a contact' });
   }
   if (problems.length > 0) throw new AppError('VALIDATION', { details: problems });
   await repo.insertContact(accountId, {
@@ -118,10 +121,11 @@ async function mergeMetadata(
   contactId: string,
   stored: string,
   sent: Record<string, unknown>,
+  at: string,
 ): Promise<void> {
   // Spread, not Object.assign, so a `__proto__` key stays plain data.
   const merged = JSON.stringify({ ...(JSON.parse(stored) as Record<string, unknown>), ...sent });
-  if (Buffer.byteLength(merged, 'utf8') > MAX_METADATA_BYTES) throw new AppError('VALIDATION', { details: [metadataTooLarge()] });
+  if (Buffer.byteLength(merged, 'utf8') > MAX_METADATA_BYTES) throw new AppError('VALIDATION', { details: [metadataTooLarge(at)] });
   await repo.setMetadata(accountId, contactId, merged);
 }
 
@@ -138,6 +142,7 @@ async function applyFields(
   entries: { key: string; value: unknown }[],
   definitions: FieldDefinition[],
   warnings: Problem[],
+  at: string,
 ): Promise<FieldEcho> {
   if (entries.length === 0) return [];
   const byKey = new Map(definitions.map((d) => [d.name_key, d]));
@@ -146,12 +151,12 @@ async function applyFields(
   entries.forEach((entry, i) => {
     const definition = byKey.get(fieldNameKey(entry.key));
     if (!definition) {
-      warnings.push({ path: `/fields/${i}`, message: `unknown custom field '${entry.key}'` });
+      warnings.push({ path: `${at}/fields/${i}`, message: `unknown custom field '${entry.key}'` });
       return;
     }
     const result = parseFieldValue(definition.type, entry.value);
     if (result.kind === 'invalid') {
-      warnings.push({ path: `/fields/${i}`, message: `value of custom field '${definition.name}' ${result.message}` });
+      warnings.push({ path: `${at}/fields/${i}`, message: `value of custom field '${definition.name}' ${result.message}` });
       return;
     }
     applied.set(definition.id, { key: definition.name, value: result.kind === 'set' ? result.value : null });
@@ -172,13 +177,14 @@ async function applyKpis(
   sent: Record<string, unknown>,
   knownIds: string[],
   warnings: Problem[],
+  at: string,
 ): Promise<Record<string, number>> {
   const entries = Object.entries(sent);
   if (entries.length === 0) return {};
   const known = new Set(knownIds);
   const increments: { kpiId: string; value: number }[] = [];
   for (const [kpiId, raw] of entries) {
-    const path = `/kpis/${pointerSegment(kpiId)}`;
+    const path = `${at}/kpis/${pointerSegment(kpiId)}`;
     const value = parseDecimal(raw);
     if (!known.has(kpiId)) warnings.push({ path, message: `unknown KPI '${kpiId}'` });
     else if (value === undefined) warnings.push({ path, message: `value of KPI '${kpiId}' must be a number` });
