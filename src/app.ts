@@ -8,6 +8,7 @@ import type { Db } from './db/connect.js';
 import { createAuthHook } from './http/auth.js';
 import { frameworkErrors, installErrorHandling } from './http/error-handler.js';
 import { createLogger } from './http/logger.js';
+import { maxDepthKeyword } from './json-limits.js';
 import { registerOpenApi } from './http/openapi.js';
 import { contactRoutes } from './modules/contacts/contacts.routes.js';
 import { eventRoutes } from './modules/events/events.routes.js';
@@ -44,6 +45,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ajv: {
       // Members have exactly the JSON types of the spec: nothing is coerced or dropped silently.
       customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: true },
+      // Free-form members carry `maxDepth`: a value nested too deeply is refused before anything recurses into it.
+      plugins: [maxDepthKeyword],
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 

@@ -8,6 +8,7 @@ import { ContactsRepo, kyselyOf, type FieldDefinition, type IdentifierOwners, ty
 import { parseDecimal, parseFieldValue, type StoredFieldValue } from './field-values.js';
 import { MAX_METADATA_BYTES, metadataTooLarge, normalizeLead, type NormalizedLead } from './lead-input.js';
 import { normalizePhone, pointerSegment } from './normalize.js';
+import { parseStoredJson } from '../../json-limits.js';
 
 /** The 200 body of `POST /api/leads`, also what a trigger with a `lead` object gets back. */
 export type ContactWriteResult = LeadResult;
@@ -123,8 +124,9 @@ async function mergeMetadata(
   sent: Record<string, unknown>,
   at: string,
 ): Promise<void> {
-  // Spread, not Object.assign, so a `__proto__` key stays plain data.
-  const merged = JSON.stringify({ ...(JSON.parse(stored) as Record<string, unknown>), ...sent });
+  // Spread, not Object.assign, so a `__proto__` key stays plain data. Stored keys deeper than
+  // the nesting limit (written before it existed) are cut, like on every read.
+  const merged = JSON.stringify({ ...parseStoredJson<Record<string, unknown>>(stored), ...sent });
   if (Buffer.byteLength(merged, 'utf8') > MAX_METADATA_BYTES) throw new AppError('VALIDATION', { details: [metadataTooLarge(at)] });
   await repo.setMetadata(accountId, contactId, merged);
 }
@@ -263,9 +265,9 @@ export async function getContactProfile(
     emails,
     phones,
     tags,
-    fields: Object.fromEntries(fieldRows.map((f) => [f.name, JSON.parse(f.value) as unknown])),
+    fields: Object.fromEntries(fieldRows.map((f) => [f.name, parseStoredJson(f.value)])),
     kpis: Object.fromEntries(kpiRows.map((k) => [k.kpi_id, Number(k.value)])),
-    metadata: JSON.parse(contact.metadata) as Record<string, unknown>,
+    metadata: parseStoredJson<Record<string, unknown>>(contact.metadata),
     notes: noteRows.map((n) => ({ text: n.text, createdBy: n.created_by, createdAt: iso(Number(n.created_at)) })),
     trackers,
     archived: contact.archived === 1,
