@@ -110,7 +110,8 @@ export interface ContactKpisTable {
   account_id: string;
   contact_id: string;
   kpi_id: string;
-  value: number;
+  /** The total in millionths (fixed point, 6 decimal places): exact on both engines. */
+  value_micros: number;
 }
 
 export interface ContactNotesTable {

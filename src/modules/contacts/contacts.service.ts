@@ -5,7 +5,8 @@ import { newId } from '../../ids.js';
 import { iso } from '../../time.js';
 import type { LeadInput, LeadResult } from './contacts.schemas.js';
 import { ContactsRepo, kyselyOf, type FieldDefinition, type IdentifierOwners, type Queryable } from './contacts.repo.js';
-import { parseDecimal, parseFieldValue, type StoredFieldValue } from './field-values.js';
+import { parseFieldValue, type StoredFieldValue } from './field-values.js';
+import { KPI_RANGE_TEXT, microsToNumber, parseKpiIncrement } from './kpi-values.js';
 import { MAX_METADATA_BYTES, metadataTooLarge, normalizeLead, type NormalizedLead } from './lead-input.js';
 import { normalizePhone, pointerSegment } from './normalize.js';
 import { parseStoredJson } from '../../json-limits.js';
@@ -171,7 +172,10 @@ async function applyFields(
   return [...applied.values()];
 }
 
-/** Known KPIs with a numeric value are added to the stored totals; the rest become warnings. */
+/**
+ * Known KPIs with a numeric value are added to the stored totals; the rest become warnings,
+ * and so does an increment that would take its total out of range (decisions.md, Limits).
+ */
 async function applyKpis(
   repo: ContactsRepo,
   accountId: string,
@@ -184,16 +188,21 @@ async function applyKpis(
   const entries = Object.entries(sent);
   if (entries.length === 0) return {};
   const known = new Set(knownIds);
-  const increments: { kpiId: string; value: number }[] = [];
+  const increments: { kpiId: string; micros: number }[] = [];
+  const pathOf = (kpiId: string) => `${at}/kpis/${pointerSegment(kpiId)}`;
   for (const [kpiId, raw] of entries) {
-    const path = `${at}/kpis/${pointerSegment(kpiId)}`;
-    const value = parseDecimal(raw);
-    if (!known.has(kpiId)) warnings.push({ path, message: `unknown KPI '${kpiId}'` });
-    else if (value === undefined) warnings.push({ path, message: `value of KPI '${kpiId}' must be a number` });
-    else increments.push({ kpiId, value });
+    const increment = parseKpiIncrement(raw);
+    if (!known.has(kpiId)) warnings.push({ path: pathOf(kpiId), message: `unknown KPI '${kpiId}'` });
+    else if ('micros' in increment) increments.push({ kpiId, micros: increment.micros });
+    else if (increment.problem === 'not a number') warnings.push({ path: pathOf(kpiId), message: `value of KPI '${kpiId}' must be a number` });
+    else warnings.push({ path: pathOf(kpiId), message: `value of KPI '${kpiId}' must be within ${KPI_RANGE_TEXT}` });
   }
-  if (increments.length > 0) await repo.addKpis(accountId, contactId, increments);
-  return Object.fromEntries(increments.map((i) => [i.kpiId, i.value]));
+  if (increments.length === 0) return {};
+  const added = new Set(await repo.addKpis(accountId, contactId, increments));
+  for (const { kpiId } of increments) {
+    if (!added.has(kpiId)) warnings.push({ path: pathOf(kpiId), message: `KPI '${kpiId}' not added: its total would leave ${KPI_RANGE_TEXT}` });
+  }
+  return Object.fromEntries(increments.filter((i) => added.has(i.kpiId)).map((i) => [i.kpiId, microsToNumber(i.micros)]));
 }
 
 /** The members that were sent, in their stored form (decisions.md, Response 200). */
@@ -266,7 +275,7 @@ export async function getContactProfile(
     phones,
     tags,
     fields: Object.fromEntries(fieldRows.map((f) => [f.name, parseStoredJson(f.value)])),
-    kpis: Object.fromEntries(kpiRows.map((k) => [k.kpi_id, Number(k.value)])),
+    kpis: Object.fromEntries(kpiRows.map((k) => [k.kpi_id, microsToNumber(Number(k.value_micros))])),
     metadata: parseStoredJson<Record<string, unknown>>(contact.metadata),
     notes: noteRows.map((n) => ({ text: n.text, createdBy: n.created_by, createdAt: iso(Number(n.created_at)) })),
     trackers,
