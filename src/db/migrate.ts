@@ -8,7 +8,7 @@ import * as adminIndexes from './migrations/0006_admin_indexes.js';
 import * as kpiMicros from './migrations/0007_kpi_micros.js';
 
 /** Migrations are listed in code, so the compiled build and the test runner find the same set. */
-const MIGRATIONS: Record<string, Migration> = {
+export const MIGRATIONS: Record<string, Migration> = {
   '0001_foundation': foundation,
   '0002_campaigns': campaigns,
   '0003_engagement': engagement,
