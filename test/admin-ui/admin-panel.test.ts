@@ -5,7 +5,7 @@ import { writeContact } from '../../src/modules/contacts/contacts.service.js';
 import { WebhookReceiver } from '../fakes/webhook-receiver.js';
 import { randomEmail } from '../helpers/factories.js';
 import { eventually } from '../helpers/herald.js';
-import { launchBrowser, makePanelAccount, newPanelContext, publicApi, screenshot, startPanelHerald, type PanelHerald, type PanelUser } from './panel.js';
+import { launchBrowser, panelBrowser, makePanelAccount, newPanelContext, publicApi, screenshot, startPanelHerald, type PanelHerald, type PanelUser } from './panel.js';
 
 /**
  * The administrator's story of the issue, in one browser session: sign in, make a key, define
@@ -35,7 +35,7 @@ function oneMonthFromTodayUtc(): string {
   return target.toISOString().slice(0, 10);
 }
 
-describe('admin panel: an administrator sets up, runs and watches a campaign', () => {
+describe('admin panel: an administrator sets up, runs and watches a campaign', { skip: panelBrowser.skip }, () => {
   let h: PanelHerald;
   let browser: Browser;
   let context: BrowserContext;
