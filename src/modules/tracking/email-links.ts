@@ -1,5 +1,5 @@
 import type { Config } from '../../config.js';
-import { clickUrl, MAX_TRACKED_URL_LENGTH, openPixelUrl } from './tracking-token.js';
+import { clickTokenTarget, clickUrl, MAX_TRACKED_URL_LENGTH, openPixelUrl } from './tracking-token.js';
 
 /** What the email renderer needs to track one send: a click address per link, and the pixel. */
 export interface EmailTracking {
@@ -82,6 +82,31 @@ export function appendPixel(html: string, pixelUrl: string): string {
   const img = `<img src="${escapeAttribute(pixelUrl)}" width="1" height="1" alt="" style="display:block;width:1px;height:1px;border:0;margin:0;padding:0">`;
   const bodyEnd = html.search(/<\/body\s*>(?![\s\S]*<\/body\s*>)/i);
   return bodyEnd === -1 ? `${html}${img}\n` : `${html.slice(0, bodyEnd)}${img}\n${html.slice(bodyEnd)}`;
+}
+
+/**
+ * Kept HTML as the reader would see it untracked (the admin panel's view of a sent message:
+ * looking at it must never count an open or a click). Tags that load one of our open pixels
+ * are removed; each click address becomes the address it redirects to; any other address of
+ * our tracking endpoints (a token we cannot read, or one pasted into a template) becomes
+ * about:blank. So nothing in the view can reach /t/o or /t/c of this Herald.
+ */
+export function untrackHtml(html: string, config: Pick<Config, 'publicUrl' | 'secret'>): string {
+  const ours = escapeRegExp(config.publicUrl);
+  const pixel = new RegExp(`${ours}/t/o/`, 'i');
+  const trackingUrl = new RegExp(`${ours}/t/([oc])/([A-Za-z0-9_.-]*)`, 'gi');
+  const withoutPixels = html.replace(IMG_TAG, (tag) => (pixel.test(tag) ? '' : tag));
+  return withoutPixels.replace(trackingUrl, (_whole, kind: string, token: string) => {
+    const target = kind.toLowerCase() === 'c' ? clickTokenTarget(config, token) : undefined;
+    return target === undefined ? 'about:blank' : escapeAttribute(target);
+  });
+}
+
+/** An `<img>` tag with its attributes (quoted values may hold `>`), and the newline appendPixel adds. */
+const IMG_TAG = /<img\b(?:[^>"']|"[^"]*"|'[^']*')*>\n?/gi;
+
+function escapeRegExp(value: string): string {
+  return value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 const NAMED: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
