@@ -42,10 +42,11 @@ describe('choosing the Chromium of the browser tests', () => {
     await assert.rejects(browserForTests({ env: { CI: 'true' }, systemPath: nowhere, packageDir: undefined }), /^Error: CI=true and no Chromium/);
   });
 
-  test('the package is used on Linux x64 only (it ships no other binary)', async () => {
+  test('the package is used on Linux x64 with glibc only (it ships no other binary)', async () => {
     if (!packageDir) return;
     assert.equal(await chooseChromium({ env: {}, systemPath: nowhere, packageDir, arch: 'arm64', cacheRoot: root }), undefined);
     assert.equal(await chooseChromium({ env: {}, systemPath: nowhere, packageDir, platform: 'darwin', cacheRoot: root }), undefined);
+    assert.equal(await chooseChromium({ env: {}, systemPath: nowhere, packageDir, glibc: false, cacheRoot: root }), undefined);
   });
 });
 

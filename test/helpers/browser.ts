@@ -33,6 +33,8 @@ export interface ChooserOptions {
   cacheRoot?: string;
   platform?: string;
   arch?: string;
+  /** Whether the C library is glibc (the packaged binary needs it; Alpine's musl will not do). */
+  glibc?: boolean;
 }
 
 const PACKAGE = '@sparticuz/chromium';
@@ -47,9 +49,14 @@ export async function chooseChromium(options: ChooserOptions = {}): Promise<Chro
   const systemPath = options.systemPath ?? '/usr/bin/chromium';
   if (existsSync(systemPath)) return { executablePath: systemPath, source: 'system', env: {} };
   const packageDir = 'packageDir' in options ? options.packageDir : installedPackageDir();
-  // The package ships one binary, for Linux on x64 (glibc).
-  if (packageDir === undefined || (options.platform ?? platform()) !== 'linux' || (options.arch ?? arch()) !== 'x64') return undefined;
+  // The package ships one binary, for Linux on x64 with glibc.
+  if (packageDir === undefined || (options.platform ?? platform()) !== 'linux' || (options.arch ?? arch()) !== 'x64' || !(options.glibc ?? hasGlibc())) return undefined;
   return unpackPackagedChromium(packageDir, options.cacheRoot ?? tmpdir());
+}
+
+function hasGlibc(): boolean {
+  const report = process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined;
+  return typeof report?.header?.glibcVersionRuntime === 'string';
 }
 
 /** Where npm put `@sparticuz/chromium` (its exports hide package.json: found from its entry file). */
