@@ -377,6 +377,8 @@ describe('admin panel: an administrator sets up, runs and watches a campaign', {
 
   test('users page: an administrator invites a member', async () => {
     await nav(page, 'Users').click();
+    // Until this page is drawn, getByLabel('Email') can match a control of the previous one (seen once under load).
+    await page.getByRole('heading', { name: 'Users', level: 1 }).waitFor();
     const member = randomEmail();
     await page.getByLabel('Email').fill(member);
     await page.getByLabel('First password').fill('short');
