@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { untrackHtml } from '../../src/modules/tracking/email-links.js';
+import { appendPixel, untrackHtml } from '../../src/modules/tracking/email-links.js';
 import { clickUrl, openPixelUrl } from '../../src/modules/tracking/tracking-token.js';
 import { signedIn } from '../admin/helpers.js';
 import { deliverEmail, emailTenant, engagementsOf, startRunningHerald, stats, type RunningHerald } from './helpers.js';
@@ -49,6 +49,11 @@ describe('the panel\'s view of a sent email', () => {
 describe('untrackHtml', () => {
   const config = { publicUrl: 'https://herald.example.com', secret: 'x'.repeat(32) };
 
+  test('removes the pixel appendPixel wrote, and nothing else of the markup', () => {
+    const body = '<html><body><p>Hi</p><img src="https://cdn.example.com/logo.png" width="1" height="1" alt="" style="x">\n</body></html>';
+    assert.equal(untrackHtml(appendPixel(body, openPixelUrl(config, 'snd_1')), config), body);
+  });
+
   test('an expired click link still shows its target; a link we cannot read, or a pasted pixel elsewhere, becomes about:blank', () => {
     const longAgo = Date.UTC(2000, 0, 1);
     const expired = clickUrl(config, 'snd_1', 'https://shop.example.com/a?x=1&y=2', longAgo);
@@ -68,6 +73,7 @@ describe('untrackHtml', () => {
         `<a href="https://shop.example.com/a?x=1&amp;y=2">Old offer</a>`,
         `<a href='about:blank'>Forged</a>`,
         `<div style="background:url(about:blank)">Styled</div>`,
+        `<IMG alt=">" SRC="about:blank">`,
         `<img src="https://cdn.example.com/logo.png" alt="Logo">`,
         `<img src="https://other.example.com/t/o/abc">`,
       ].join('\n'),
