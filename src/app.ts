@@ -10,6 +10,7 @@ import { frameworkErrors, installErrorHandling } from './http/error-handler.js';
 import { createLogger } from './http/logger.js';
 import { maxDepthKeyword } from './json-limits.js';
 import { registerOpenApi } from './http/openapi.js';
+import { adminPanelSecurityHeaders } from './http/security-headers.js';
 import { contactRoutes } from './modules/contacts/contacts.routes.js';
 import { eventRoutes } from './modules/events/events.routes.js';
 import { unsubscribeRoutes } from './modules/unsubscribe/unsubscribe.routes.js';
@@ -55,6 +56,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  app.addHook('onRequest', adminPanelSecurityHeaders);
   installErrorHandling(app);
   // A request with no body at all is judged as an empty object, so the details name each
   // required member instead of the whole body (decisions.md: never the empty root).
