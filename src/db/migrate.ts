@@ -5,6 +5,7 @@ import * as engagement from './migrations/0003_engagement.js';
 import * as admin from './migrations/0004_admin.js';
 import * as whatsappCallbacks from './migrations/0005_whatsapp_callbacks.js';
 import * as adminIndexes from './migrations/0006_admin_indexes.js';
+import * as loginThrottle from './migrations/0009_login_throttle.js';
 
 /** Migrations are listed in code, so the compiled build and the test runner find the same set. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -14,6 +15,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0004_admin': admin,
   '0005_whatsapp_callbacks': whatsappCallbacks,
   '0006_admin_indexes': adminIndexes,
+  '0009_login_throttle': loginThrottle,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

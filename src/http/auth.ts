@@ -4,6 +4,7 @@ import { AppError } from '../errors.js';
 import { checkKeyState, findKeyByValue, type ApiKey } from '../modules/keys/keys.service.js';
 import type { Scope } from '../modules/keys/scopes.js';
 import { lruGet } from '../lru.js';
+import { throttleAddress } from './client-address.js';
 import { RateLimiter } from './rate-limit.js';
 
 declare module 'fastify' {
@@ -25,7 +26,7 @@ declare module 'fastify' {
 const CACHE_TTL_MS = 500;
 
 /**
- * Look-ups of values that are not keys, per client address (the socket's address): 20 at
+ * Look-ups of values that are not keys, per client address (throttleAddress): 20 at
  * once, then 1 a second (decisions.md, Hardening). Past it a guess answers 429 without
  * reaching the database. Values once found to be keys skip this throttle, so a client sharing
  * an address with a guesser keeps working with a key this process has seen.
@@ -86,7 +87,7 @@ export function createAuthHook(db: Db, limits: { perSecond: number; burst: numbe
     const value = readKeyValue(request);
     if (value === undefined) throw new AppError('API_KEY_REQUIRED');
     const now = Date.now();
-    const key = checkKeyState(await lookup(value, request.ip, now), scope, now);
+    const key = checkKeyState(await lookup(value, throttleAddress(request.ip), now), scope, now);
     const wait = limiter.take(key.id, now);
     if (wait > 0) throw new AppError('RATE_LIMITED', { headers: { 'retry-after': String(wait) } });
     request.apiKey = key;

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Db } from '../../src/db/connect.js';
 import { newId } from '../../src/ids.js';
-import { updateKey } from '../../src/modules/keys/keys.service.js';
+import { generateKeyValue, updateKey } from '../../src/modules/keys/keys.service.js';
 import { apiClient, startTestApp, type ApiResponse, type TestApp } from '../helpers/app.js';
 import { makeAccount, makeKey, makeTenant } from '../helpers/factories.js';
 
@@ -201,7 +201,7 @@ describe('changes to a key reach the running app within 1 second', () => {
 describe('failed key look-ups are throttled per client address (decisions.md, Hardening)', () => {
   let n = 0;
   const address = () => `198.51.100.${++n}`;
-  const guess = () => `hk_${newId('g').replace(/[^0-9a-z]/gi, '').padEnd(32, 'x').slice(0, 32)}`;
+  const guess = () => generateKeyValue();
   const from = (remoteAddress: string, key: string, leadId = 'ld_none') =>
     apiClient(t.app).call({ method: 'POST', url: '/api/events', payload: { type: 'visit', leadId }, headers: { 'x-service-api-key': key }, remoteAddress });
 
