@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 
 /**
@@ -15,7 +16,8 @@ export const DRAIN_MAX_MS = 10_000;
 export function drainUnreadBodies(app: FastifyInstance, bounds = { maxBytes: DRAIN_MAX_BYTES, maxMs: DRAIN_MAX_MS }): void {
   app.addHook('onSend', async (request, reply, payload) => {
     const raw = request.raw;
-    if (raw.complete || raw.destroyed) return payload;
+    // Only real connections (app.inject() has a stand-in socket, with nothing to drain).
+    if (raw.complete || raw.destroyed || !(raw.socket instanceof Socket)) return payload;
     // `Connection: close` (Fastify's on 413) makes Node close right after the answer: the
     // drained connection may stay open instead, ready for the client's next request.
     reply.removeHeader('connection');
