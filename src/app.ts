@@ -7,6 +7,7 @@ import { VERSION } from './version.js';
 import type { Db } from './db/connect.js';
 import { createAuthHook } from './http/auth.js';
 import { frameworkErrors, installErrorHandling } from './http/error-handler.js';
+import { drainUnreadBodies } from './http/drain.js';
 import { createLogger } from './http/logger.js';
 import { maxDepthKeyword } from './json-limits.js';
 import { registerOpenApi } from './http/openapi.js';
@@ -58,6 +59,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   app.addHook('onRequest', adminPanelSecurityHeaders);
   installErrorHandling(app);
+  drainUnreadBodies(app);
   // A request with no body at all is judged as an empty object, so the details name each
   // required member instead of the whole body (decisions.md: never the empty root).
   app.addHook('preValidation', async (request) => {
