@@ -6,7 +6,7 @@ import type { Config } from './config.js';
 import { VERSION } from './version.js';
 import type { Db } from './db/connect.js';
 import { createAuthHook } from './http/auth.js';
-import { frameworkErrors, installErrorHandling } from './http/error-handler.js';
+import { clientErrorHandler, frameworkErrors, installErrorHandling } from './http/error-handler.js';
 import { createLogger } from './http/logger.js';
 import { registerOpenApi } from './http/openapi.js';
 import { contactRoutes } from './modules/contacts/contacts.routes.js';
@@ -38,6 +38,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     requestIdHeader: false,
     logController: new LogController({ requestIdLogLabel: 'requestId' }),
     frameworkErrors,
+    clientErrorHandler,
     bodyLimit: MAX_BODY_BYTES,
     // Click tokens carry their target address: path parameters must fit the longest one.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_TOKEN_LENGTH },
