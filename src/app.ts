@@ -8,6 +8,7 @@ import type { Db } from './db/connect.js';
 import { createAuthHook } from './http/auth.js';
 import { clientErrorHandler, frameworkErrors, installErrorHandling } from './http/error-handler.js';
 import { createLogger } from './http/logger.js';
+import { refuseNulCharacters } from './http/nul-guard.js';
 import { registerOpenApi } from './http/openapi.js';
 import { contactRoutes } from './modules/contacts/contacts.routes.js';
 import { eventRoutes } from './modules/events/events.routes.js';
@@ -58,6 +59,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // required member instead of the whole body (decisions.md: never the empty root).
   app.addHook('preValidation', async (request) => {
     if (request.body === undefined && request.routeOptions.schema?.body) request.body = {};
+  });
+  // The public and admin APIs take no NUL character anywhere (after the key, body and shape checks).
+  app.addHook('preHandler', async (request) => {
+    const url = request.routeOptions.url ?? '';
+    if (url.startsWith('/api/') || url.startsWith('/admin/api/')) await refuseNulCharacters(request);
   });
   await registerOpenApi(app, VERSION);
 

@@ -51,7 +51,7 @@ const isAdminApi = (r: Route) => r.url.startsWith('/admin/api/');
 /** The app's own routes plus the GET forms the spec names for /api/leads and /api/events (405 today). */
 function publicRoutes(): Route[] {
   const routes = registeredRoutes(t.app).filter(isPublic);
-  for (const url of ['/api/leads', '/api/events']) if (!routes.some((r) => r.url === url && r.method === 'GET')) routes.push({ method: 'GET', url });
+  for (const url of ['/api/leads', '/api/events']) if (!routes.some((r) => r.url === url && r.method === 'GET')) routes.push({ method: 'GET', url, weight: 1 });
   return routes;
 }
 

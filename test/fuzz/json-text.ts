@@ -86,7 +86,7 @@ const numberArb = fc.oneof(
   fc.integer().map(String),
 );
 
-const leafArb: fc.Arbitrary<JsonTree> = fc.oneof(
+export const leafArb: fc.Arbitrary<JsonTree> = fc.oneof(
   { weight: 4, arbitrary: stringArb.map(str) },
   { weight: 3, arbitrary: numberArb.map(raw) },
   { weight: 2, arbitrary: fc.constantFrom('true', 'false', 'null').map(raw) },

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import type { FuzzRequest } from './harness.js';
-import { anyValueArb, constrainKnownDefects, keyArb, ODD_STRINGS, toJsonText, type JsonTree, obj } from './json-text.js';
+import { anyValueArb, constrainKnownDefects, keyArb, leafArb, ODD_STRINGS, toJsonText, type JsonTree, obj } from './json-text.js';
 import type { Route } from './routes.js';
 
 export interface RouteCase {
@@ -102,7 +102,8 @@ function mutateBodyArb(base: JsonTree): fc.Arbitrary<JsonTree> {
     kind: fc.constantFrom('set', 'drop', 'duplicate', 'nested', 'keep'),
     index: fc.nat(),
     key: keyArb,
-    value: anyValueArb,
+    // Odd leaves (NUL, -0, 1e309, huge strings) in place of a member, as often as structures.
+    value: fc.oneof(anyValueArb, leafArb),
   });
   return fc.array(op, { minLength: 1, maxLength: 3 }).map((ops) => {
     let tree = base;
@@ -162,7 +163,8 @@ function bodyArb(base: JsonTree): fc.Arbitrary<BodyChoice> {
 
 /** One generated request to one of the space's routes (or a wrong method on its path). */
 export function routeCaseArb(space: RequestSpace): fc.Arbitrary<RouteCase> {
-  return fc.constantFrom(...space.routes).chain((route) => {
+  const routeArb = fc.oneof(...space.routes.map((route) => ({ weight: route.weight ?? 3, arbitrary: fc.constant(route) })));
+  return routeArb.chain((route) => {
     const key = `${route.method} ${route.url}`;
     const paramCount = (route.url.match(/:[^/]+/g) ?? []).length;
     return fc

@@ -4,6 +4,8 @@ export interface Route {
   method: string;
   /** With Fastify's `:name` parameters, e.g. `/admin/api/keys/:id`. */
   url: string;
+  /** How often the generator picks it, relative to the others (default 3). */
+  weight?: number;
 }
 
 /**
