@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
-import { request as httpRequest } from 'node:http';
-import { STATUS_CODES } from 'node:http';
+import { Agent, request as httpRequest, STATUS_CODES } from 'node:http';
 import { sql } from 'kysely';
 import type { Db } from '../../src/db/connect.js';
 
@@ -27,11 +26,12 @@ export interface FuzzResponse {
  * keys) then never count against the 127.0.0.1 that other test files use.
  */
 export function send(port: number, localAddress: string, req: FuzzRequest): Promise<FuzzResponse> {
+  const agent = agentFor(localAddress);
   return new Promise((resolve, reject) => {
     const headers: Record<string, string> = { ...req.headers };
     // Framed either way: Node sends a DELETE's body unframed unless told (that is a malformed stream, tested on its own).
     if (req.body !== undefined) headers[req.chunked ? 'transfer-encoding' : 'content-length'] = req.chunked ? 'chunked' : String(req.body.length);
-    const outgoing = httpRequest({ host: '127.0.0.1', port, localAddress, method: req.method, path: req.path, headers, agent: false }, (res) => {
+    const outgoing = httpRequest({ host: '127.0.0.1', port, localAddress, method: req.method, path: req.path, headers, agent }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
@@ -40,6 +40,19 @@ export function send(port: number, localAddress: string, req: FuzzRequest): Prom
     outgoing.on('error', reject);
     outgoing.end(req.body);
   });
+}
+
+/** Connections are kept alive (a new one per request costs more than most requests). */
+const agents = new Map<string, Agent>();
+function agentFor(localAddress: string): Agent {
+  let agent = agents.get(localAddress);
+  if (!agent) agents.set(localAddress, (agent = new Agent({ keepAlive: true, localAddress })));
+  return agent;
+}
+
+export function closeAgents(): void {
+  for (const agent of agents.values()) agent.destroy();
+  agents.clear();
 }
 
 /** A loopback address of its own for one run (127.0.0.0/8 all reaches the server on 127.0.0.1). */
