@@ -6,9 +6,10 @@ import type { Config } from './config.js';
 import { VERSION } from './version.js';
 import type { Db } from './db/connect.js';
 import { createAuthHook } from './http/auth.js';
-import { frameworkErrors, installErrorHandling } from './http/error-handler.js';
+import { clientErrorHandler, frameworkErrors, installErrorHandling } from './http/error-handler.js';
 import { drainUnreadBodies } from './http/drain.js';
 import { createLogger } from './http/logger.js';
+import { refuseNulCharacters } from './http/nul-guard.js';
 import { maxDepthKeyword } from './json-limits.js';
 import { registerOpenApi } from './http/openapi.js';
 import { adminPanelSecurityHeaders } from './http/security-headers.js';
@@ -41,6 +42,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     requestIdHeader: false,
     logController: new LogController({ requestIdLogLabel: 'requestId' }),
     frameworkErrors,
+    clientErrorHandler,
     bodyLimit: MAX_BODY_BYTES,
     // Click tokens carry their target address: path parameters must fit the longest one.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_TOKEN_LENGTH },
@@ -64,6 +66,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // required member instead of the whole body (decisions.md: never the empty root).
   app.addHook('preValidation', async (request) => {
     if (request.body === undefined && request.routeOptions.schema?.body) request.body = {};
+  });
+  // The public and admin APIs take no NUL character anywhere (after the key, body and shape checks).
+  app.addHook('preHandler', async (request) => {
+    const url = request.routeOptions.url ?? '';
+    if (url.startsWith('/api/') || url.startsWith('/admin/api/')) await refuseNulCharacters(request);
   });
   await registerOpenApi(app, VERSION);
 
