@@ -13,6 +13,8 @@ export type Engine = 'sqlite' | 'postgres';
 export interface Db {
   readonly kysely: Kysely<Database>;
   readonly engine: Engine;
+  /** PostgreSQL only: the connection pool, for its use in /metrics. */
+  readonly pool?: pg.Pool;
   close(): Promise<void>;
 }
 
@@ -70,6 +72,10 @@ function withStatementCache(file: SqliteDatabase.Database): SqliteDatabaseLike {
 
 function openPostgres(url: string, poolSize: number): Db {
   const pool = new pg.Pool({ connectionString: url, max: poolSize });
+  // An idle connection that the server drops (restart, failover) is an 'error' event on the
+  // pool, which would end the process if nobody listened. The pool discards that connection
+  // and the next query opens a new one; /readyz reports the database meanwhile.
+  pool.on('error', () => undefined);
   const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  return { kysely, engine: 'postgres', close: () => kysely.destroy() };
+  return { kysely, engine: 'postgres', pool, close: () => kysely.destroy() };
 }

@@ -16,6 +16,9 @@ const MIGRATIONS: Record<string, Migration> = {
   '0006_admin_indexes': adminIndexes,
 };
 
+/** Every migration this build applies, in order (readiness checks the database has them all). */
+export const MIGRATION_NAMES: readonly string[] = Object.keys(MIGRATIONS);
+
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
 
 /** Idempotent and safe to run from several processes at once (Kysely takes a lock). */
