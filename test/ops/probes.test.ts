@@ -125,7 +125,8 @@ describe('where /metrics is served, and its token', () => {
   test('METRICS_TOKEN: /metrics wants that bearer token; the probes never do, and an API key is no token', async () => {
     const t = await start({ METRICS_TOKEN: token });
     const { key } = await makeTenant(t.db, t.config);
-    for (const headers of [{}, { authorization: `Bearer ${token}x` }, { authorization: `Bearer ${key}` }, { 'x-service-api-key': key }, { authorization: token }]) {
+    const attempts: Record<string, string>[] = [{}, { authorization: `Bearer ${token}x` }, { authorization: `Bearer ${key}` }, { 'x-service-api-key': key }, { authorization: token }];
+    for (const headers of attempts) {
       const res = await get(t.app, '/metrics', headers);
       assert.deepEqual([res.status, res.body], [401, { statusCode: 401, error: 'Unauthorized', message: 'Metrics token is required' }], JSON.stringify(headers));
       assert.equal(res.headers['www-authenticate'], 'Bearer realm="metrics"');
