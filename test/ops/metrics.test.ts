@@ -48,9 +48,10 @@ describe('GET /metrics', () => {
       const { samples } = await scrape(t.app);
       return delta(samples, 'herald_webhook_deliveries_total', { outcome: 'delivered' }) >= 3 && samples;
     }, 5000, 'three webhooks delivered');
-    assert.equal(delta(after, 'herald_sends_total', { channel: 'email', outcome: 'sent' }), 3);
-    assert.equal(delta(after, 'herald_send_lag_seconds_count', { channel: 'email' }), 3);
-    assert.equal(delta(after, 'herald_webhook_deliveries_total', { outcome: 'delivered' }), 3);
+    // At least: on a shared PostgreSQL this dispatcher may also finish sends other test files left queued.
+    const sent = delta(after, 'herald_sends_total', { channel: 'email', outcome: 'sent' });
+    assert.ok(sent >= 3, `${sent} sent`);
+    assert.equal(delta(after, 'herald_send_lag_seconds_count', { channel: 'email' }), sent, 'one lag observation per send delivered');
     const trigger = { method: 'POST', route: '/api/campaigns/trigger', status: '200' };
     assert.equal(delta(after, 'herald_http_requests_total', trigger), 3);
     assert.equal(delta(after, 'herald_http_request_duration_seconds_count', trigger), 3);
@@ -89,6 +90,8 @@ describe('GET /metrics', () => {
     const triggered = await api.get(`/api/campaigns/trigger?campaignId=${campaignId}&lead=${encodeURIComponent(email)}&api-key=${key}`);
     assert.equal(triggered.status, 200);
     const sendId: string = triggered.body.sendId;
+    // Delivered before the test ends: nothing left queued for the next run on a shared database.
+    await eventually(() => sink.messages.some((m) => m.envelope.to.includes(email)), 5000, 'the email at the sink');
     const pixel = new URL(openPixelUrl(t.config, sendId)).pathname;
     await api.get(pixel);
     await api.get(`/unsubscribe/${pixel.split('/').pop()}`);
