@@ -5,6 +5,7 @@ import { AppError } from '../errors.js';
 import { redactKeys } from '../redact-keys.js';
 import { UsageError, type CommandGroup } from './command.js';
 import { serve } from './serve.js';
+import { backup } from './backup.js';
 import { account } from './commands/account.js';
 import { campaign } from './commands/campaign.js';
 import { contact } from './commands/contact.js';
@@ -19,11 +20,12 @@ const GROUPS: Record<string, CommandGroup> = { account, key, field, kpi, contact
 
 function usage(): string {
   const lines = Object.entries(GROUPS).map(([group, actions]) => `  herald ${group} ${Object.keys(actions).join('|')}`);
-  return ['usage:', '  herald serve [--role api|worker|all]', ...lines].join('\n');
+  return ['usage:', '  herald serve [--role api|worker|all]', '  herald backup --to FILE', ...lines].join('\n');
 }
 
 export async function runCli(argv: string[]): Promise<number> {
   if (argv[0] === 'serve') return serve(argv.slice(1));
+  if (argv[0] === 'backup') return backup(argv.slice(1));
   const [groupName, actionName, ...rest] = argv;
   const group = groupName ? GROUPS[groupName] : undefined;
   const command = group && actionName ? group[actionName] : undefined;

@@ -13,6 +13,8 @@ export type Engine = 'sqlite' | 'postgres';
 export interface Db {
   readonly kysely: Kysely<Database>;
   readonly engine: Engine;
+  /** PostgreSQL only: the connection pool, for its use in /metrics. */
+  readonly pool?: pg.Pool;
   close(): Promise<void>;
 }
 
@@ -70,6 +72,12 @@ function withStatementCache(file: SqliteDatabase.Database): SqliteDatabaseLike {
 
 function openPostgres(url: string, poolSize: number): Db {
   const pool = new pg.Pool({ connectionString: url, max: poolSize });
+  // A connection the server drops (restart, failover, network) is an 'error' event, on the pool
+  // for an idle one and on the client for one in use: with nobody listening it would end the
+  // process. The failing query gets the error; the pool discards that connection and the next
+  // query opens a new one; /readyz reports the database meanwhile.
+  pool.on('error', () => undefined);
+  pool.on('connect', (client) => client.on('error', () => undefined));
   const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  return { kysely, engine: 'postgres', close: () => kysely.destroy() };
+  return { kysely, engine: 'postgres', pool, close: () => kysely.destroy() };
 }

@@ -22,6 +22,9 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0009_login_throttle': loginThrottle,
 };
 
+/** Every migration this build applies, in order (readiness checks the database has them all). */
+export const MIGRATION_NAMES: readonly string[] = Object.keys(MIGRATIONS);
+
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
 
 /** Idempotent and safe to run from several processes at once (Kysely takes a lock). */
