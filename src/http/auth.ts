@@ -53,32 +53,41 @@ export function createAuthHook(db: Db, limits: { perSecond: number; burst: numbe
   const failedLookups = new RateLimiter(FAILED_LOOKUPS_PER_SECOND, FAILED_LOOKUP_BURST);
   /** Values found to be keys (whatever their state since): least recently used dropped first. */
   const knownKeys = new Map<string, true>();
+  const inFlight = new Map<string, Promise<ApiKey | undefined>>();
 
   /**
    * Counted against the client's address unless the value is a key already seen: the token is
    * taken before the query, so concurrent guesses cannot all slip through, and given back when
-   * the value turns out to be a key.
+   * the value turns out to be a key. Concurrent requests with one value share one look-up (and
+   * one token), so a burst with a valid key that is not cached yet is not taken for guesses.
    */
-  async function lookup(value: string, address: string, now: number): Promise<ApiKey | undefined> {
+  function lookup(value: string, address: string, now: number): Promise<ApiKey | undefined> | ApiKey | undefined {
     const hit = cache.get(value);
     if (hit && now - hit.at < CACHE_TTL_MS) return hit.key;
+    const pending = inFlight.get(value);
+    if (pending) return pending;
     const known = knownKeys.has(value);
     if (!known) {
       const wait = failedLookups.take(address, now);
       if (wait > 0) throw new AppError('RATE_LIMITED', { headers: { 'retry-after': String(wait) } });
     }
-    const key = await findKeyByValue(db, value);
-    // Only known keys are cached: random guesses must not grow the map.
-    if (key) {
-      cache.set(value, { key, at: now });
-      if (!known) failedLookups.refund(address);
-      lruGet(knownKeys, KNOWN_KEYS, value, () => true);
-    } else {
-      cache.delete(value);
-      knownKeys.delete(value);
-    }
-    if (cache.size > 10_000) cache.clear();
-    return key;
+    const looked = findKeyByValue(db, value)
+      .then((key) => {
+        // Only known keys are cached: random guesses must not grow the map.
+        if (key) {
+          cache.set(value, { key, at: now });
+          if (!known) failedLookups.refund(address);
+          lruGet(knownKeys, KNOWN_KEYS, value, () => true);
+        } else {
+          cache.delete(value);
+          knownKeys.delete(value);
+        }
+        if (cache.size > 10_000) cache.clear();
+        return key;
+      })
+      .finally(() => inFlight.delete(value));
+    inFlight.set(value, looked);
+    return looked;
   }
 
   return async function authenticate(request: FastifyRequest, _reply: FastifyReply): Promise<void> {

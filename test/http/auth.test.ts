@@ -237,3 +237,13 @@ describe('failed key look-ups are throttled per client address (decisions.md, Ha
     for (let i = 0; i < 20; i++) assertError(await from(client, guess()), 404, 'Not Found', 'API key not found');
   });
 });
+
+test('a burst of 100 concurrent calls with a valid key not looked up yet all pass the key check', async () => {
+  const { key, leadId } = await tenantWithContact();
+  const answers = await Promise.all(
+    Array.from({ length: 100 }, () =>
+      apiClient(t.app).call({ method: 'POST', url: '/api/events', payload: { type: 'visit', leadId }, headers: { 'x-service-api-key': key }, remoteAddress: '198.51.100.250' }),
+    ),
+  );
+  assert.deepEqual([...new Set(answers.map((r) => r.status))], [200]);
+});
