@@ -7,7 +7,7 @@ import * as whatsappCallbacks from './migrations/0005_whatsapp_callbacks.js';
 import * as adminIndexes from './migrations/0006_admin_indexes.js';
 import * as kpiMicros from './migrations/0007_kpi_micros.js';
 
-import * as loginThrottle from './migrations/0009_login_throttle.js';
+import * as loginThrottle from './migrations/0008_login_throttle.js';
 
 /** Migrations are listed in code, so the compiled build and the test runner find the same set. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -19,7 +19,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0006_admin_indexes': adminIndexes,
   '0007_kpi_micros': kpiMicros,
 
-  '0009_login_throttle': loginThrottle,
+  '0008_login_throttle': loginThrottle,
 };
 
 /** Every migration this build applies, in order (readiness checks the database has them all). */

@@ -109,7 +109,7 @@ export function assertErrorBody(req: FuzzRequest, res: FuzzResponse): void {
 
 /** Tables whose change is the point of a 4xx: failed sign-ins are counted to throttle them. */
 export function tablesA4xxMayChange(route: string): Set<string> {
-  return new Set(route === '/admin/api/login' ? ['login_attempts'] : []);
+  return new Set(route === '/admin/api/login' ? ['login_throttle'] : []);
 }
 
 export function assertUnchanged(before: Record<string, number>, after: Record<string, number>, except: Set<string>): void {

@@ -1,13 +1,10 @@
 import fc from 'fast-check';
 
 /**
- * Limits that keep the generator away from defects of issue 8 that are fixed on other branches.
- * Raise them once those fixes are merged:
- * - nesting deeper than the decided limit (defect 2: today a 500 at about 4,100 levels);
- * - KPI increments whose totals leave the finite range (defect 3: today a 500 on PostgreSQL).
+ * Generated values nest up to this deep: past the 32-level limit of docs/decisions.md, so the
+ * refusal of deeper values is exercised as well as their acceptance below it.
  */
-export const MAX_GENERATED_DEPTH = 20;
-export const MAX_KPI_INCREMENT = 1e9;
+export const MAX_GENERATED_DEPTH = 40;
 
 /**
  * A JSON document as a tree, written out as raw text by `toJsonText`, so the generator can say
@@ -117,27 +114,3 @@ export const deepArb: fc.Arbitrary<JsonTree> = fc
   .map(([wraps, leaf]) => wraps.reduceRight<JsonTree>((inner, key) => (key === null ? arr([inner]) : obj([[key, inner]])), leaf));
 
 export const anyValueArb: fc.Arbitrary<JsonTree> = fc.oneof({ weight: 5, arbitrary: jsonTreeArb(3) }, { weight: 1, arbitrary: deepArb });
-
-/** Keeps KPI increments finite and small (see MAX_KPI_INCREMENT), wherever a `kpis` member appears. */
-export function constrainKnownDefects(tree: JsonTree): JsonTree {
-  switch (tree.kind) {
-    case 'arr':
-      return arr(tree.items.map(constrainKnownDefects));
-    case 'obj':
-      return obj(tree.entries.map(([k, v]) => [k, k === 'kpis' ? boundKpis(v) : constrainKnownDefects(v)]));
-    default:
-      return tree;
-  }
-}
-
-function boundKpis(tree: JsonTree): JsonTree {
-  if (tree.kind !== 'obj') return constrainKnownDefects(tree);
-  return obj(tree.entries.map(([k, v]) => [k, kpiSafe(v) ? v : raw('1')]));
-}
-
-function kpiSafe(tree: JsonTree): boolean {
-  if (tree.kind === 'arr' || tree.kind === 'obj') return true; // not a number: skipped with a warning
-  const text = tree.kind === 'str' ? tree.value.trim() : tree.text;
-  const n = Number(text);
-  return text === '' || Number.isNaN(n) || Math.abs(n) < MAX_KPI_INCREMENT;
-}
