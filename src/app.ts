@@ -6,9 +6,13 @@ import type { Config } from './config.js';
 import { VERSION } from './version.js';
 import type { Db } from './db/connect.js';
 import { createAuthHook } from './http/auth.js';
-import { frameworkErrors, installErrorHandling } from './http/error-handler.js';
+import { clientErrorHandler, frameworkErrors, installErrorHandling } from './http/error-handler.js';
+import { drainUnreadBodies } from './http/drain.js';
 import { createLogger } from './http/logger.js';
+import { refuseNulCharacters } from './http/nul-guard.js';
+import { maxDepthKeyword } from './json-limits.js';
 import { registerOpenApi } from './http/openapi.js';
+import { adminPanelSecurityHeaders } from './http/security-headers.js';
 import { contactRoutes } from './modules/contacts/contacts.routes.js';
 import { eventRoutes } from './modules/events/events.routes.js';
 import { unsubscribeRoutes } from './modules/unsubscribe/unsubscribe.routes.js';
@@ -18,6 +22,9 @@ import { adminApi } from './modules/admin/admin-api.js';
 import { trackingRoutes } from './modules/tracking/tracking.routes.js';
 import { MAX_TOKEN_LENGTH } from './modules/tracking/tracking-token.js';
 import { whatsappRoutes } from './modules/whatsapp/whatsapp.routes.js';
+import { HeraldMetrics } from './ops/metrics.js';
+import { installHttpMetrics, registerOpsRoutes } from './ops/ops.routes.js';
+import type { LoopHealth } from './ops/health.js';
 
 export interface AppDeps {
   config: Config;
@@ -25,40 +32,40 @@ export interface AppDeps {
   logger?: Logger;
   /** Wakes the dispatcher when a trigger queues a send (absent: the dispatcher polls). */
   wakeup?: (dueAt: number) => void;
+  /** This process's metrics (absent: the app keeps its own, as in tests of the API alone). */
+  metrics?: HeraldMetrics;
+  /** The dispatcher running in this process, for /readyz. */
+  dispatcher?: LoopHealth;
 }
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
 /** Builds the whole HTTP application; never listens (tests call app.inject()). */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
-  const app = Fastify({
-    loggerInstance: (deps.logger ?? createLogger(deps.config.logLevel)) as FastifyBaseLogger,
-    genReqId: () => randomUUID(),
-    // Ids are always ours: a client-sent x-request-id is not trusted into the logs.
-    requestIdHeader: false,
-    logController: new LogController({ requestIdLogLabel: 'requestId' }),
-    frameworkErrors,
-    bodyLimit: MAX_BODY_BYTES,
-    // Click tokens carry their target address: path parameters must fit the longest one.
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_TOKEN_LENGTH },
-    ajv: {
-      // Members have exactly the JSON types of the spec: nothing is coerced or dropped silently.
-      customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: true },
-    },
-  }).withTypeProvider<TypeBoxTypeProvider>();
-
+  const app = createFastify(deps.logger ?? createLogger(deps.config.logLevel));
+  const metrics = deps.metrics ?? new HeraldMetrics(deps.db, { role: 'api', version: VERSION });
+  installHttpMetrics(app, metrics);
   // Only JSON bodies are accepted: other content types answer 415.
   app.removeContentTypeParser('text/plain');
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  app.addHook('onRequest', adminPanelSecurityHeaders);
   installErrorHandling(app);
+  drainUnreadBodies(app);
   // A request with no body at all is judged as an empty object, so the details name each
   // required member instead of the whole body (decisions.md: never the empty root).
   app.addHook('preValidation', async (request) => {
     if (request.body === undefined && request.routeOptions.schema?.body) request.body = {};
   });
+  // The public and admin APIs take no NUL character anywhere (after the key, body and shape checks).
+  app.addHook('preHandler', async (request) => {
+    const url = request.routeOptions.url ?? '';
+    if (url.startsWith('/api/') || url.startsWith('/admin/api/')) await refuseNulCharacters(request);
+  });
   await registerOpenApi(app, VERSION);
+  // Probes and metrics: no key, no rate limit. /metrics moves to METRICS_PORT when that is set.
+  registerOpsRoutes(app, { db: deps.db, metrics, dispatcher: deps.dispatcher, metricsToken: deps.config.metricsToken, serveMetrics: deps.config.metricsPort === undefined });
 
   // Key check (and rate limit) runs before the body is read, on every route that names a scope.
   app.addHook('onRequest', createAuthHook(deps.db, { perSecond: deps.config.rateLimitPerSecond, burst: deps.config.rateLimitBurst }));
@@ -73,4 +80,37 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(adminApi(deps), { prefix: '/admin/api' });
   await registerAdminPanel(app);
   return app;
+}
+
+/**
+ * The probes and /metrics alone, for METRICS_PORT: a worker's only HTTP server, or the API
+ * process's second one (so /metrics need not be reachable on the public port).
+ */
+export async function buildOpsApp(deps: { config: Config; db: Db; logger: Logger; metrics: HeraldMetrics; dispatcher?: LoopHealth }): Promise<FastifyInstance> {
+  const app = createFastify(deps.logger);
+  installHttpMetrics(app, deps.metrics);
+  installErrorHandling(app);
+  registerOpsRoutes(app, { db: deps.db, metrics: deps.metrics, dispatcher: deps.dispatcher, metricsToken: deps.config.metricsToken, serveMetrics: true });
+  return app;
+}
+
+function createFastify(logger: Logger) {
+  return Fastify({
+    loggerInstance: logger as FastifyBaseLogger,
+    genReqId: () => randomUUID(),
+    // Ids are always ours: a client-sent x-request-id is not trusted into the logs.
+    requestIdHeader: false,
+    logController: new LogController({ requestIdLogLabel: 'requestId' }),
+    frameworkErrors,
+    clientErrorHandler,
+    bodyLimit: MAX_BODY_BYTES,
+    // Click tokens carry their target address: path parameters must fit the longest one.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_TOKEN_LENGTH },
+    ajv: {
+      // Members have exactly the JSON types of the spec: nothing is coerced or dropped silently.
+      customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: true },
+      // Free-form members carry `maxDepth`: a value nested too deeply is refused before anything recurses into it.
+      plugins: [maxDepthKeyword],
+    },
+  }).withTypeProvider<TypeBoxTypeProvider>();
 }

@@ -20,6 +20,10 @@ export interface Config {
   readonly logLevel: string;
   /** How long a claimed send belongs to its worker; after that another worker retries it. */
   readonly sendLeaseSeconds: number;
+  /** When set, GET /metrics wants `Authorization: Bearer <token>`. */
+  readonly metricsToken: string | undefined;
+  /** When set, /metrics (with /healthz and /readyz) is served on this port instead of PORT; a worker listens only there. */
+  readonly metricsPort: number | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -48,7 +52,26 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitBurst: intVar(env, 'RATE_LIMIT_BURST', 100, 1, 1_000_000),
     logLevel: env.LOG_LEVEL || 'info',
     sendLeaseSeconds: intVar(env, 'SEND_LEASE_SECONDS', 120, 1, 86_400),
+    metricsToken: metricsToken(env),
+    metricsPort: metricsPort(env, port),
   });
+}
+
+const MIN_METRICS_TOKEN_LENGTH = 16;
+
+function metricsToken(env: Env): string | undefined {
+  const token = env.METRICS_TOKEN || undefined;
+  if (token !== undefined && (token.length < MIN_METRICS_TOKEN_LENGTH || /\s/.test(token))) {
+    throw new ConfigError(`METRICS_TOKEN must be at least ${MIN_METRICS_TOKEN_LENGTH} characters with no spaces`);
+  }
+  return token;
+}
+
+function metricsPort(env: Env, port: number): number | undefined {
+  if (env.METRICS_PORT === undefined || env.METRICS_PORT === '') return undefined;
+  const value = intVar(env, 'METRICS_PORT', 0, 0, 65535);
+  if (value !== 0 && value === port) throw new ConfigError(`METRICS_PORT must differ from PORT (${port})`);
+  return value;
 }
 
 /** The generated secret lives beside the database so restarts keep signed links and stored keys valid. */

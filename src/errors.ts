@@ -35,6 +35,8 @@ export const ERROR_CODES = {
   NOT_FOUND: [404, 'Not Found'],
   BAD_URL: [400, 'Invalid URL'],
   METHOD_NOT_ALLOWED: [405, 'Method Not Allowed'],
+  // Operations (README, Running in production).
+  METRICS_TOKEN_REQUIRED: [401, 'Metrics token is required'],
   INTERNAL: [500, 'Internal Server Error'],
 } as const satisfies Record<string, readonly [number, string]>;
 

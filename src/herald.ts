@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import { buildApp } from './app.js';
+import { buildApp, buildOpsApp } from './app.js';
 import type { Config } from './config.js';
 import { openDatabase, type Db } from './db/connect.js';
 import { createChannels, type Channels } from './dispatcher/channels/index.js';
@@ -9,6 +9,8 @@ import type { Campaign } from './modules/campaigns/campaign.js';
 import { listenThroughDatabase, notifyThroughDatabase, type Listener } from './dispatcher/wakeup.js';
 import { enqueueWebhookDeliveries } from './webhooks/enqueue.js';
 import { WebhookWorker } from './webhooks/worker.js';
+import { HeraldMetrics } from './ops/metrics.js';
+import { VERSION } from './version.js';
 
 /** `api` serves HTTP, `worker` delivers sends and webhooks, `all` (npm start) does both. */
 export type Role = 'api' | 'worker' | 'all';
@@ -19,6 +21,12 @@ export interface Herald {
   app?: FastifyInstance;
   dispatcher?: Dispatcher;
   webhooks?: WebhookWorker;
+  metrics: HeraldMetrics;
+  /**
+   * The HTTP server that answers /metrics: `app`, or the probes-and-metrics server of
+   * METRICS_PORT (a worker's only one). Undefined for a worker without METRICS_PORT.
+   */
+  metricsApp?: FastifyInstance;
   /** Stops taking requests, lets in-flight requests and sends finish (10 s at most), closes the database. */
   close(): Promise<void>;
 }
@@ -30,7 +38,7 @@ export interface HeraldOptions {
   /** Listen on config.port/host (false: tests use app.inject()). */
   listen?: boolean;
   /** Dispatcher tuning for tests (a short lease to see a crashed worker's sends retried). */
-  dispatcher?: { leaseMs?: number; concurrency?: number };
+  dispatcher?: { leaseMs?: number; concurrency?: number; stalledAfterMs?: number };
 }
 
 /** Email campaigns with webhook URLs queue one delivery per URL when a send goes out. */
@@ -42,6 +50,7 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
   const db = await openDatabase(config);
   const worksSends = role !== 'api';
   const servesHttp = role !== 'worker';
+  const metrics = new HeraldMetrics(db, { role, version: VERSION });
 
   let channels: Channels | undefined;
   let webhooks: WebhookWorker | undefined;
@@ -49,7 +58,7 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
   let listener: Listener | undefined;
   if (worksSends) {
     channels = createChannels(config, db, logger);
-    webhooks = new WebhookWorker({ db, config, logger: logger.child({ component: 'webhooks' }) });
+    webhooks = new WebhookWorker({ db, config, logger: logger.child({ component: 'webhooks' }), metrics });
     const worker = webhooks;
     const wakeableFromElsewhere = db.engine === 'postgres' && config.databaseUrl !== undefined;
     dispatcher = new Dispatcher({
@@ -59,6 +68,8 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
       channels,
       leaseMs: options.dispatcher?.leaseMs ?? config.sendLeaseSeconds * 1000,
       concurrency: options.dispatcher?.concurrency,
+      metrics,
+      stalledAfterMs: options.dispatcher?.stalledAfterMs,
       // Alone on SQLite nothing can wake us from another process: look often (cheap indexed query).
       idlePollMs: role === 'worker' && !wakeableFromElsewhere ? 200 : 5_000,
       sentInTx: ({ send, campaign, contact, now }) =>
@@ -81,9 +92,17 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
   if (servesHttp) {
     const target = dispatcher;
     const wakeup = target ? (dueAt: number) => target.notify(dueAt) : db.engine === 'postgres' ? notifyThroughDatabase(db, logger) : undefined;
-    app = await buildApp({ config, db, logger, wakeup });
+    app = await buildApp({ config, db, logger, wakeup, metrics, dispatcher });
     if (options.listen) await app.listen({ port: config.port, host: config.host });
     else await app.ready();
+  }
+
+  // METRICS_PORT: probes and /metrics on a port of their own (a worker has no other server).
+  let opsApp: FastifyInstance | undefined;
+  if (config.metricsPort !== undefined) {
+    opsApp = await buildOpsApp({ config, db, logger, metrics, dispatcher });
+    if (options.listen) await opsApp.listen({ port: config.metricsPort, host: config.host });
+    else await opsApp.ready();
   }
 
   dispatcher?.start();
@@ -94,8 +113,10 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
     app,
     dispatcher,
     webhooks,
+    metrics,
+    metricsApp: opsApp ?? app,
     async close() {
-      await app?.close();
+      await Promise.all([app?.close(), opsApp?.close()]);
       await Promise.all([dispatcher?.stop(), webhooks?.stop(), listener?.close()]);
       await channels?.close();
       await db.close();

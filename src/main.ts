@@ -1,7 +1,8 @@
 import { runHerald } from './server.js';
+import { redactKeys } from './redact-keys.js';
 
 /** `npm start`: the whole service in one process (HTTP API, admin panel, dispatcher). */
 runHerald('all').catch((err) => {
-  console.error(`herald: ${err instanceof Error ? err.message : String(err)}`);
+  console.error(`herald: ${redactKeys(err instanceof Error ? err.message : String(err))}`);
   process.exit(1);
 });

@@ -11,7 +11,8 @@ export async function runHerald(role: Role): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
   const herald = await startHerald({ config, logger, role, listen: true });
-  logger.info({ role, engine: herald.db.engine, port: role === 'worker' ? undefined : config.port, publicUrl: config.publicUrl }, 'herald started');
+  logger.info({ role, engine: herald.db.engine, port: role === 'worker' ? undefined : config.port, metricsPort: config.metricsPort, publicUrl: config.publicUrl }, 'herald started');
+  if (role === 'worker' && config.metricsPort === undefined) logger.info('no METRICS_PORT: this worker serves no /metrics, /healthz or /readyz');
   if (role !== 'worker') await hintFirstAdministrator(herald.db, logger, `${config.publicUrl}/admin`);
 
   let stopping = false;

@@ -2,8 +2,10 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.js';
 import { openDatabase } from '../db/connect.js';
 import { AppError } from '../errors.js';
+import { redactKeys } from '../redact-keys.js';
 import { UsageError, type CommandGroup } from './command.js';
 import { serve } from './serve.js';
+import { backup } from './backup.js';
 import { account } from './commands/account.js';
 import { campaign } from './commands/campaign.js';
 import { contact } from './commands/contact.js';
@@ -18,23 +20,24 @@ const GROUPS: Record<string, CommandGroup> = { account, key, field, kpi, contact
 
 function usage(): string {
   const lines = Object.entries(GROUPS).map(([group, actions]) => `  herald ${group} ${Object.keys(actions).join('|')}`);
-  return ['usage:', '  herald serve [--role api|worker|all]', ...lines].join('\n');
+  return ['usage:', '  herald serve [--role api|worker|all]', '  herald backup --to FILE', ...lines].join('\n');
 }
 
 export async function runCli(argv: string[]): Promise<number> {
   if (argv[0] === 'serve') return serve(argv.slice(1));
+  if (argv[0] === 'backup') return backup(argv.slice(1));
   const [groupName, actionName, ...rest] = argv;
   const group = groupName ? GROUPS[groupName] : undefined;
   const command = group && actionName ? group[actionName] : undefined;
   if (!command) {
-    process.stderr.write(`herald: unknown command '${[groupName, actionName].filter(Boolean).join(' ')}'\n${usage()}\n`);
+    complain(`unknown command '${[groupName, actionName].filter(Boolean).join(' ')}'\n${usage()}`);
     return 2;
   }
   let values;
   try {
     ({ values } = parseArgs({ args: rest, options: command.options, strict: true, allowPositionals: false }));
   } catch (err) {
-    process.stderr.write(`herald: ${(err as Error).message}\n`);
+    complain((err as Error).message);
     return 2;
   }
 
@@ -42,7 +45,7 @@ export async function runCli(argv: string[]): Promise<number> {
   try {
     config = loadConfig();
   } catch (err) {
-    process.stderr.write(`herald: ${(err as Error).message}\n`);
+    complain((err as Error).message);
     return 1;
   }
   const db = await openDatabase(config, { poolSize: 2 });
@@ -51,11 +54,19 @@ export async function runCli(argv: string[]): Promise<number> {
     process.stdout.write(JSON.stringify(result) + '\n');
     return 0;
   } catch (err) {
-    process.stderr.write(`herald: ${describe(err)}\n`);
+    complain(describe(err));
     return err instanceof UsageError ? 2 : 1;
   } finally {
     await db.close();
   }
+}
+
+/**
+ * One line on stderr. Messages can echo what was typed (an option, a URL), and a key pasted
+ * where it does not belong must not land in a terminal log: key values are cut by shape.
+ */
+function complain(message: string): void {
+  process.stderr.write(`herald: ${redactKeys(message)}\n`);
 }
 
 /** One line: the message, and for a Validation Error what is wrong where. */

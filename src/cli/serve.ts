@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { ROLES, type Role } from '../herald.js';
 import { runHerald } from '../server.js';
+import { redactKeys } from '../redact-keys.js';
 
 /**
  * `herald serve [--role api|worker|all]`: runs Herald in the foreground (`npm start` is
@@ -12,11 +13,11 @@ export async function serve(args: string[]): Promise<number> {
     const { values } = parseArgs({ args, options: { role: { type: 'string', default: 'all' } }, strict: true, allowPositionals: false });
     role = values.role as string;
   } catch (err) {
-    process.stderr.write(`herald: ${(err as Error).message}\n`);
+    process.stderr.write(`herald: ${redactKeys((err as Error).message)}\n`);
     return 2;
   }
   if (!(ROLES as readonly string[]).includes(role)) {
-    process.stderr.write(`herald: --role must be api, worker or all, got '${role}'\n`);
+    process.stderr.write(`herald: --role must be api, worker or all, got '${redactKeys(role)}'\n`);
     return 2;
   }
   await runHerald(role as Role);

@@ -19,6 +19,8 @@ export interface Db {
    */
   readonly priority: Kysely<Database>;
   readonly engine: Engine;
+  /** PostgreSQL only: the connection pool, for its use in /metrics. */
+  readonly pool?: pg.Pool;
   close(): Promise<void>;
 }
 
@@ -79,18 +81,25 @@ const PRIORITY_POOL_SIZE = 4;
 
 function openPostgres(url: string, poolSize: number): Db {
   const pool = new pg.Pool({ connectionString: url, max: poolSize });
+  // A connection the server drops (restart, failover, network) is an 'error' event, on the pool
+  // for an idle one and on the client for one in use: with nobody listening it would end the
+  // process. The failing query gets the error; the pool discards that connection and the next
+  // query opens a new one; /readyz reports the database meanwhile.
+  pool.on('error', () => undefined);
+  pool.on('connect', (client) => client.on('error', () => undefined));
   const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   // Connections kept open for priority writes (outcomes finishing together write side by
-  // side): opened on first use (API-only processes never do), replaced after a lost connection.
+  // side): opened on first use (API-only processes never do), replaced after a lost connection
+  // (the same 'error' listeners as above).
   const priorityPool = new pg.Pool({ connectionString: url, max: PRIORITY_POOL_SIZE, idleTimeoutMillis: 0 });
-  // An idle connection that drops (a database restart) is discarded and replaced on next use;
-  // unhandled, the pool's 'error' event would end the process.
   priorityPool.on('error', () => undefined);
+  priorityPool.on('connect', (client) => client.on('error', () => undefined));
   const priority = new Kysely<Database>({ dialect: new PostgresDialect({ pool: priorityPool }) });
   return {
     kysely,
     priority,
     engine: 'postgres',
+    pool,
     close: async () => {
       await Promise.all([kysely.destroy(), priority.destroy()]);
     },

@@ -5,16 +5,25 @@ import * as engagement from './migrations/0003_engagement.js';
 import * as admin from './migrations/0004_admin.js';
 import * as whatsappCallbacks from './migrations/0005_whatsapp_callbacks.js';
 import * as adminIndexes from './migrations/0006_admin_indexes.js';
+import * as kpiMicros from './migrations/0007_kpi_micros.js';
+
+import * as loginThrottle from './migrations/0008_login_throttle.js';
 
 /** Migrations are listed in code, so the compiled build and the test runner find the same set. */
-const MIGRATIONS: Record<string, Migration> = {
+export const MIGRATIONS: Record<string, Migration> = {
   '0001_foundation': foundation,
   '0002_campaigns': campaigns,
   '0003_engagement': engagement,
   '0004_admin': admin,
   '0005_whatsapp_callbacks': whatsappCallbacks,
   '0006_admin_indexes': adminIndexes,
+  '0007_kpi_micros': kpiMicros,
+
+  '0008_login_throttle': loginThrottle,
 };
+
+/** Every migration this build applies, in order (readiness checks the database has them all). */
+export const MIGRATION_NAMES: readonly string[] = Object.keys(MIGRATIONS);
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
 

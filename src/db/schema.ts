@@ -110,7 +110,8 @@ export interface ContactKpisTable {
   account_id: string;
   contact_id: string;
   kpi_id: string;
-  value: number;
+  /** The total in millionths (fixed point, 6 decimal places): exact on both engines. */
+  value_micros: number;
 }
 
 export interface ContactNotesTable {
@@ -283,13 +284,12 @@ export interface SessionsTable {
   created_at: number;
 }
 
-/** One failed sign-in, for throttling by email and by IP. */
-export interface LoginAttemptsTable {
-  id: string;
-  /** As typed, trimmed and lowercased (unknown emails are throttled too). */
-  email: string;
-  ip: string;
-  created_at: number;
+/** Sign-in attempts counted in the current window, for one email or one client address. */
+export interface LoginThrottleTable {
+  /** `email:` + the email as typed, trimmed and lowercased (unknown emails are throttled too), or `ip:` + the address. */
+  subject: string;
+  attempts: number;
+  window_start: number;
 }
 
 export interface SegmentsTable {
@@ -325,6 +325,6 @@ export interface Database {
   outbox_messages: OutboxMessagesTable;
   engagements: EngagementsTable;
   sessions: SessionsTable;
-  login_attempts: LoginAttemptsTable;
+  login_throttle: LoginThrottleTable;
   segments: SegmentsTable;
 }

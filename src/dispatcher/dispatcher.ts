@@ -12,6 +12,7 @@ import { DeliveryError, type Channel, type DeliveryReceipt } from './channels/ch
 import { claimDueSends, nextDueAt, type ClaimedSend } from './claim.js';
 import { LeaseKeeper } from './leases.js';
 import { finishUndelivered, recordSent, requeue } from './outcome.js';
+import type { SendOutcome } from '../ops/metrics.js';
 
 export interface DispatcherOptions {
   db: Db;
@@ -37,6 +38,10 @@ export interface DispatcherOptions {
   /** Temporary failures are retried this many times in all, then the send ends in error. */
   maxAttempts?: number;
   now?: () => number;
+  /** Counts outcomes and due-to-delivered lag for /metrics. */
+  metrics?: { sendFinished(channel: string, outcome: SendOutcome, lagMs?: number): void };
+  /** A claim or look-ahead query running longer than this makes the loop 'stalled' (/readyz). */
+  stalledAfterMs?: number;
 }
 
 const RETRY_BASE_MS = 5_000;
@@ -58,6 +63,7 @@ export function retryDelay(attempts: number): number {
 export class Dispatcher {
   private readonly inflight = new Set<Promise<void>>();
   private running = false;
+  private loopEnded = false;
   private stopping = false;
   private loopDone: Promise<void> | undefined;
   private wake: (() => void) | undefined;
@@ -69,6 +75,8 @@ export class Dispatcher {
   private readonly maxAttempts: number;
   private readonly now: () => number;
   private readonly leases: LeaseKeeper;
+  /** When the loop's current database step began; undefined while it sleeps (a timer will wake it). */
+  private stepStartedAt: number | undefined;
 
   constructor(private readonly options: DispatcherOptions) {
     this.leaseMs = options.leaseMs ?? 120_000;
@@ -82,7 +90,16 @@ export class Dispatcher {
   start(): void {
     if (this.running) return;
     this.running = true;
-    this.loopDone = this.loop().catch((err) => this.options.logger.fatal({ err }, 'dispatcher loop stopped'));
+    this.loopDone = this.loop()
+      .catch((err) => this.options.logger.fatal({ err }, 'dispatcher loop stopped'))
+      .finally(() => (this.loopEnded = true));
+  }
+
+  /** The loop's heartbeat for /readyz: stopped when it is not running, stalled when one step hangs. */
+  health(now: number): 'ok' | 'stalled' | 'stopped' {
+    if (!this.running || this.loopEnded) return 'stopped';
+    const started = this.stepStartedAt;
+    return started !== undefined && now - started > (this.options.stalledAfterMs ?? 30_000) ? 'stalled' : 'ok';
   }
 
   /** Something is due (at dueAt): look again now rather than at the end of the idle sleep. */
@@ -123,6 +140,7 @@ export class Dispatcher {
     const claimBatch = Math.max(1, Math.floor(this.concurrency / 4));
     while (!this.stopping) {
       this.woken = false;
+      this.stepStartedAt = Date.now();
       const free = this.concurrency - this.inflight.size;
       const capacity = free >= claimBatch || this.inflight.size === 0 ? free : 0;
       let claimed: ClaimedSend[] = [];
@@ -164,6 +182,7 @@ export class Dispatcher {
       }
     }
     if (wait === 0 || this.stopping || this.woken) return;
+    this.stepStartedAt = undefined;
     await new Promise<void>((resolve) => {
       const timer = setTimeout(done, wait);
       function done() {
@@ -227,6 +246,7 @@ export class Dispatcher {
     for (let attempt = 1; ; attempt++) {
       try {
         const recorded = await recordSent(db, send, { to, ...receipt }, now, alsoInTx);
+        this.options.metrics?.sendFinished(send.channel, recorded ? 'sent' : 'lease_lost', now - send.due_at);
         if (recorded) this.options.afterSent?.({ send, campaign });
         else logger.warn({ sendId: send.id }, 'send delivered after its lease was taken over');
         return;
@@ -264,6 +284,7 @@ export class Dispatcher {
     });
     if ('end' in verdict) {
       await finishUndelivered(db, send, verdict.end, verdict.reason, now);
+      this.options.metrics?.sendFinished(send.channel, verdict.end);
       return undefined;
     }
     return verdict;
@@ -276,8 +297,10 @@ export class Dispatcher {
     if (!(err instanceof DeliveryError)) this.options.logger.error({ err, sendId: send.id }, 'send failed unexpectedly');
     if (temporary && send.attempts < this.maxAttempts) {
       await requeue(this.options.db, send, reason, now + retryDelay(send.attempts), now);
+      this.options.metrics?.sendFinished(send.channel, 'retry');
     } else {
       await finishUndelivered(this.options.db, send, 'error', temporary ? `gave up after ${send.attempts} attempts: ${reason}` : reason, now);
+      this.options.metrics?.sendFinished(send.channel, 'error');
     }
   }
 }

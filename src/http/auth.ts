@@ -3,6 +3,8 @@ import type { Db } from '../db/connect.js';
 import { AppError } from '../errors.js';
 import { checkKeyState, findKeyByValue, type ApiKey } from '../modules/keys/keys.service.js';
 import type { Scope } from '../modules/keys/scopes.js';
+import { lruGet } from '../lru.js';
+import { throttleAddress } from './client-address.js';
 import { RateLimiter } from './rate-limit.js';
 
 declare module 'fastify' {
@@ -23,6 +25,16 @@ declare module 'fastify' {
  */
 const CACHE_TTL_MS = 500;
 
+/**
+ * Look-ups of values that are not keys, per client address (throttleAddress): 20 at
+ * once, then 1 a second (decisions.md, Hardening). Past it a guess answers 429 without
+ * reaching the database. Values once found to be keys skip this throttle, so a client sharing
+ * an address with a guesser keeps working with a key this process has seen.
+ */
+export const FAILED_LOOKUP_BURST = 20;
+export const FAILED_LOOKUPS_PER_SECOND = 1;
+const KNOWN_KEYS = 10_000;
+
 export function readKeyValue(request: FastifyRequest): string | undefined {
   const header = request.headers['x-service-api-key'];
   if (typeof header === 'string' && header !== '') return header;
@@ -38,16 +50,44 @@ export function readKeyValue(request: FastifyRequest): string | undefined {
 export function createAuthHook(db: Db, limits: { perSecond: number; burst: number }) {
   const cache = new Map<string, { key: ApiKey | undefined; at: number }>();
   const limiter = new RateLimiter(limits.perSecond, limits.burst);
+  const failedLookups = new RateLimiter(FAILED_LOOKUPS_PER_SECOND, FAILED_LOOKUP_BURST);
+  /** Values found to be keys (whatever their state since): least recently used dropped first. */
+  const knownKeys = new Map<string, true>();
+  const inFlight = new Map<string, Promise<ApiKey | undefined>>();
 
-  async function lookup(value: string, now: number): Promise<ApiKey | undefined> {
+  /**
+   * Counted against the client's address unless the value is a key already seen: the token is
+   * taken before the query, so concurrent guesses cannot all slip through, and given back when
+   * the value turns out to be a key. Concurrent requests with one value share one look-up (and
+   * one token), so a burst with a valid key that is not cached yet is not taken for guesses.
+   */
+  function lookup(value: string, address: string, now: number): Promise<ApiKey | undefined> | ApiKey | undefined {
     const hit = cache.get(value);
     if (hit && now - hit.at < CACHE_TTL_MS) return hit.key;
-    const key = await findKeyByValue(db, value);
-    // Only known keys are cached: random guesses must not grow the map.
-    if (key) cache.set(value, { key, at: now });
-    else cache.delete(value);
-    if (cache.size > 10_000) cache.clear();
-    return key;
+    const pending = inFlight.get(value);
+    if (pending) return pending;
+    const known = knownKeys.has(value);
+    if (!known) {
+      const wait = failedLookups.take(address, now);
+      if (wait > 0) throw new AppError('RATE_LIMITED', { headers: { 'retry-after': String(wait) } });
+    }
+    const looked = findKeyByValue(db, value)
+      .then((key) => {
+        // Only known keys are cached: random guesses must not grow the map.
+        if (key) {
+          cache.set(value, { key, at: now });
+          if (!known) failedLookups.refund(address);
+          lruGet(knownKeys, KNOWN_KEYS, value, () => true);
+        } else {
+          cache.delete(value);
+          knownKeys.delete(value);
+        }
+        if (cache.size > 10_000) cache.clear();
+        return key;
+      })
+      .finally(() => inFlight.delete(value));
+    inFlight.set(value, looked);
+    return looked;
   }
 
   return async function authenticate(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
@@ -56,7 +96,7 @@ export function createAuthHook(db: Db, limits: { perSecond: number; burst: numbe
     const value = readKeyValue(request);
     if (value === undefined) throw new AppError('API_KEY_REQUIRED');
     const now = Date.now();
-    const key = checkKeyState(await lookup(value, now), scope, now);
+    const key = checkKeyState(await lookup(value, throttleAddress(request.ip), now), scope, now);
     const wait = limiter.take(key.id, now);
     if (wait > 0) throw new AppError('RATE_LIMITED', { headers: { 'retry-after': String(wait) } });
     request.apiKey = key;

@@ -1,5 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import { AppError, ERROR_CODES, type ErrorCode, type Problem } from '../errors.js';
 
 /** The one error body of decisions.md: `{statusCode, error, message, details?, requestId?}`. */
@@ -80,6 +82,34 @@ export function frameworkErrors(err: FastifyError, request: FastifyRequest, repl
   }
   request.log.error({ err }, 'unhandled framework error');
   sendError(reply, new AppError('INTERNAL'), request.id);
+}
+
+/** What Node's HTTP parser refuses before Fastify sees a request, with the message each answers. */
+const CLIENT_ERRORS: Record<string, [number, string]> = {
+  HPE_HEADER_OVERFLOW: [431, 'Request Header Fields Too Large'],
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request Timeout'],
+};
+
+/**
+ * Fastify's `clientErrorHandler`: a request that Node's HTTP parser refuses (malformed, headers
+ * over 16 KB, too slow) never reaches a route or a hook. It still answers in the one error shape
+ * with an x-request-id (Fastify's default writes a body of its own, without the header).
+ */
+export function clientErrorHandler(this: FastifyInstance, err: Error & { code?: string; rawPacket?: unknown }, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, message] = CLIENT_ERRORS[err.code ?? ''] ?? [400, 'Malformed HTTP request'];
+  const requestId = randomUUID();
+  this.log.debug({ requestId, code: err.code }, 'client error');
+  if (socket.writable) {
+    const body = JSON.stringify({ statusCode: status, error: STATUS_CODES[status], message });
+    // The answer to a HEAD has no body (a client would read one as garbage after the response).
+    const isHead = Buffer.isBuffer(err.rawPacket) && err.rawPacket.subarray(0, 5).toString('latin1') === 'HEAD ';
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\n` +
+        `content-length: ${Buffer.byteLength(body)}\r\nx-request-id: ${requestId}\r\nconnection: close\r\n\r\n${isHead ? '' : body}`,
+    );
+  }
+  socket.destroy(err);
 }
 
 /** Unknown paths answer 404 JSON; a known path with the wrong method answers 405 with Allow. */

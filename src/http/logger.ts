@@ -1,5 +1,7 @@
 import pino, { type DestinationStream, type Logger } from 'pino';
 import type { FastifyRequest } from 'fastify';
+import { decodeEscapes, redactKeys } from '../redact-keys.js';
+import { SESSION_COOKIE } from '../modules/admin/auth/sessions.js';
 
 /**
  * Secrets that travel in URLs are cut out of every logged URL:
@@ -7,6 +9,10 @@ import type { FastifyRequest } from 'fastify';
  * - the token of a recipient link (unsubscribe, open pixel, click redirect): whoever holds one
  *   can unsubscribe that contact or count opens and clicks, so the path after the route's
  *   prefix is replaced.
+ * - any API key value, wherever it sits and however it is spelled (redactKeys): the names above
+ *   miss `&amp;api-key=`, `api-key[]=` and `;api-key=`, the key's shape does not. The same cut
+ *   runs on every finished log line (redactLine below), so a key in an error message or a
+ *   header is not written either.
  * Headers carrying keys are never serialised (the request serializer below lists what is logged).
  *
  * Names are compared decoded, as the router and the query parser read them: `?%61pi-key=` is
@@ -15,7 +21,7 @@ import type { FastifyRequest } from 'fastify';
  */
 export function redactUrl(url: string): string {
   const start = url.indexOf('?');
-  const path = redactPath(start === -1 ? url : url.slice(0, start));
+  const path = redactKeys(redactPath(start === -1 ? url : url.slice(0, start)));
   if (start === -1) return path;
   const query = url
     .slice(start + 1)
@@ -25,7 +31,7 @@ export function redactUrl(url: string): string {
       return isSecretParameter(name) ? `${name}=[REDACTED]` : part;
     })
     .join('&');
-  return `${path}?${query}`;
+  return `${path}?${redactKeys(query)}`;
 }
 
 /** Routes whose last path segment is a bearer token (the unsubscribe, pixel and click links). */
@@ -42,18 +48,23 @@ function isSecretParameter(rawName: string): boolean {
   return SECRET_PARAMETERS.has(decodeEscapes(rawName).toLowerCase());
 }
 
-/** Decodes each `%XX` on its own so a malformed escape elsewhere cannot hide the name. */
-function decodeEscapes(value: string): string {
-  return value.replace(/%([0-9a-f]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+/**
+ * The last cut on every written line: API keys by their shape, and the panel's session cookie
+ * by its name (its token has no shape of its own), wherever a header or a message put them.
+ */
+const SESSION_PAIR = new RegExp(`(${SESSION_COOKIE}=)[^;\\s"',]+`, 'g');
+export function redactLine(line: string): string {
+  return redactKeys(line.includes(SESSION_COOKIE) ? line.replace(SESSION_PAIR, '$1[REDACTED]') : line);
 }
 
 export function createLogger(level: string, destination?: DestinationStream): Logger {
   const options: pino.LoggerOptions = {
     level,
     redact: {
-      paths: ['req.headers["x-service-api-key"]', 'req.headers.authorization', 'req.headers.cookie', '*.password', '*.token', '*.key'],
+      paths: ['req.headers["x-service-api-key"]', 'req.headers.authorization', 'req.headers.cookie', 'req.headers["x-csrf-token"]', '*.password', '*.token', '*.key'],
       censor: '[REDACTED]',
     },
+    hooks: { streamWrite: redactLine },
     serializers: {
       req: (req: FastifyRequest) => ({ method: req.method, url: redactUrl(req.url), remoteAddress: req.ip }),
     },

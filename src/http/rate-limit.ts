@@ -23,6 +23,12 @@ export class RateLimiter {
     return Math.max(1, Math.ceil((1 - bucket.tokens) / this.perSecond));
   }
 
+  /** Gives back a token taken for something that turned out not to count. */
+  refund(key: string): void {
+    const bucket = this.buckets.get(key);
+    if (bucket) bucket.tokens = Math.min(this.burst, bucket.tokens + 1);
+  }
+
   private sweep(now: number): void {
     const refill = (this.burst / this.perSecond) * 1000;
     if (now - this.sweptAt < refill) return;

@@ -10,9 +10,33 @@ import ipaddr from 'ipaddr.js';
  */
 export function isPublicAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return false;
-  let parsed = ipaddr.parse(address);
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
-  return parsed.range() === 'unicast';
+  const parsed = ipaddr.parse(address);
+  if (parsed.kind() === 'ipv4') return parsed.range() === 'unicast';
+  const v6 = parsed as ipaddr.IPv6;
+  const embedded = embeddedIPv4(v6);
+  if (embedded) return embedded.range() === 'unicast';
+  return v6.range() === 'unicast';
+}
+
+/**
+ * The IPv4 address that an IPv6 spelling stands for, when it stands for one: IPv4-mapped
+ * (::ffff:a.b.c.d), IPv4-compatible (::a.b.c.d, deprecated but still routed to the IPv4
+ * address by some stacks, so `[::7f00:1]` is 127.0.0.1), NAT64 (64:ff9b::/96, RFC 6052) and
+ * 6to4 (2002:AABB:CCDD::/16, RFC 3056). Such an address is judged by its IPv4 address: a
+ * NAT64 gateway on an IPv6-only host reaches public receivers this way, and must not reach
+ * 10.0.0.1 this way. Other translated forms (Teredo, ::ffff:0:0:0/96) stay non-unicast
+ * and are refused.
+ */
+function embeddedIPv4(v6: ipaddr.IPv6): ipaddr.IPv4 | undefined {
+  const p = v6.parts;
+  const fromWords = (high: number, low: number) => new ipaddr.IPv4([high >> 8, high & 0xff, low >> 8, low & 0xff]);
+  const zeros = (from: number, to: number) => p.slice(from, to).every((w) => w === 0);
+  if (zeros(0, 5) && p[5] === 0xffff) return fromWords(p[6]!, p[7]!);
+  // ::/96, except :: and ::1, which are IPv6's own unspecified and loopback addresses.
+  if (zeros(0, 6) && (p[6] !== 0 || p[7]! > 1)) return fromWords(p[6]!, p[7]!);
+  if (p[0] === 0x64 && p[1] === 0xff9b && zeros(2, 6)) return fromWords(p[6]!, p[7]!);
+  if (p[0] === 0x2002) return fromWords(p[1]!, p[2]!);
+  return undefined;
 }
 
 export class UnsafeUrlError extends Error {}

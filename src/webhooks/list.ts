@@ -3,6 +3,7 @@ import type { WebhookDeliveriesTable } from '../db/schema.js';
 import { AppError } from '../errors.js';
 import { iso } from '../time.js';
 import { webhookMessageId } from './enqueue.js';
+import { parseStoredJson } from '../json-limits.js';
 
 export interface WebhookAttemptView {
   id: string;
@@ -87,7 +88,8 @@ export async function listWebhookDeliveries(db: Db, accountId: string, campaignI
     position: d.position,
     url: d.url,
     status: d.status,
-    payload: JSON.parse(d.payload) as unknown,
+    // The contact's metadata sits 3 levels down (payload, data, contact).
+    payload: parseStoredJson(d.payload, 3),
     nextAttemptAt: d.status === 'pending' ? iso(Number(d.next_attempt_at)) : null,
     lastStatusCode: d.last_status_code,
     lastError: d.last_error,

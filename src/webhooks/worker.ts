@@ -25,6 +25,8 @@ export interface WebhookWorkerOptions {
    * cannot notify() this one, is noticed.
    */
   idleMaxMs?: number;
+  /** Counts attempt results for /metrics. */
+  metrics?: { webhookAttempt(outcome: string): void };
 }
 
 const STOP_GRACE_MS = 10_000;
@@ -48,6 +50,7 @@ export class WebhookWorker {
   private readonly concurrency: number;
   private readonly leaseMs: number;
   private readonly idleMaxMs: number;
+  private readonly metrics: WebhookWorkerOptions['metrics'];
   private readonly inFlight = new Set<Promise<void>>();
   /** Aborts in-flight requests when stop's grace period runs out. */
   private readonly shutdown = new AbortController();
@@ -66,6 +69,7 @@ export class WebhookWorker {
     this.concurrency = options.concurrency ?? 32;
     this.leaseMs = this.timeoutMs + LEASE_MARGIN_MS;
     this.idleMaxMs = options.idleMaxMs ?? 2_000;
+    this.metrics = options.metrics;
   }
 
   start(): void {
@@ -169,6 +173,7 @@ export class WebhookWorker {
       statusCode: outcome.statusCode,
       error: outcome.error,
     });
+    this.metrics?.webhookAttempt(result);
     // The URL is left out: its query may carry the receiver's token.
     const fields = { deliveryId: row.id, campaignId: row.campaign_id, attempt: row.attempts, statusCode: outcome.statusCode, error: outcome.error, result };
     if (result === 'delivered') this.logger.debug(fields, 'webhook delivered');

@@ -5,10 +5,10 @@ import { writeContact } from '../../src/modules/contacts/contacts.service.js';
 import { createField } from '../../src/modules/definitions/definitions.service.js';
 import { randomEmail } from '../helpers/factories.js';
 import { makeEmailCampaign } from '../helpers/herald.js';
-import { addPanelUser, apiFromPage, launchBrowser, makePanelAccount, newPanelContext, screenshot, signIn, startPanelHerald, type PanelHerald, type PanelUser } from './panel.js';
+import { addPanelUser, apiFromPage, launchBrowser, panelBrowser, makePanelAccount, newPanelContext, screenshot, signIn, startPanelHerald, type PanelHerald, type PanelUser } from './panel.js';
 
 /** Roles, tenants, CSRF, and the panel on a narrow screen with the keyboard only. */
-describe('admin panel: who sees what, and what is refused', () => {
+describe('admin panel: who sees what, and what is refused', { skip: panelBrowser.skip }, () => {
   let h: PanelHerald;
   let browser: Browser;
   let admin: PanelUser;

@@ -5,7 +5,7 @@ import { writeContact } from '../../src/modules/contacts/contacts.service.js';
 import { WebhookReceiver } from '../fakes/webhook-receiver.js';
 import { randomEmail } from '../helpers/factories.js';
 import { eventually } from '../helpers/herald.js';
-import { launchBrowser, makePanelAccount, newPanelContext, publicApi, screenshot, startPanelHerald, type PanelHerald, type PanelUser } from './panel.js';
+import { launchBrowser, panelBrowser, makePanelAccount, newPanelContext, publicApi, screenshot, startPanelHerald, type PanelHerald, type PanelUser } from './panel.js';
 
 /**
  * The administrator's story of the issue, in one browser session: sign in, make a key, define
@@ -35,7 +35,7 @@ function oneMonthFromTodayUtc(): string {
   return target.toISOString().slice(0, 10);
 }
 
-describe('admin panel: an administrator sets up, runs and watches a campaign', () => {
+describe('admin panel: an administrator sets up, runs and watches a campaign', { skip: panelBrowser.skip }, () => {
   let h: PanelHerald;
   let browser: Browser;
   let context: BrowserContext;
@@ -73,7 +73,13 @@ describe('admin panel: an administrator sets up, runs and watches a campaign', (
     assert.match((await alert.textContent()) ?? '', /Invalid email or password/);
     // The failure this test made is its own data: forget it so repeated runs on a shared
     // PostgreSQL never reach the per-IP sign-in limit.
-    await h.db.kysely.deleteFrom('login_attempts').where('email', '=', admin.email).execute();
+    await h.db.kysely.deleteFrom('login_throttle').where('subject', '=', `email:${admin.email}`).execute();
+    await h.db.kysely
+      .updateTable('login_throttle')
+      .set((eb) => ({ attempts: eb('attempts', '-', 1) }))
+      .where('subject', 'in', ['ip:127.0.0.1', 'ip:::/64'])
+      .where('attempts', '>', 0)
+      .execute();
 
     await page.getByLabel('Password').fill(admin.password);
     await page.getByLabel('Password').press('Enter');
@@ -230,7 +236,7 @@ describe('admin panel: an administrator sets up, runs and watches a campaign', (
     await page.getByRole('link', { name: 'Welcome aboard, Ada Lovelace' }).click();
     await page.getByText(email).first().waitFor();
     await page.frameLocator('iframe[title="Message HTML"]').getByText('Enjoy Paris.').waitFor();
-    assert.equal(await page.locator('iframe[title="Message HTML"]').getAttribute('sandbox'), '', 'the HTML is in a sandboxed frame');
+    assert.equal(await page.locator('iframe[title="Message HTML"]').getAttribute('sandbox'), 'allow-same-origin', 'the HTML is in a sandboxed frame: no scripts, forms or popups');
     await screenshot(page, '08-outbox-message');
     await page.getByRole('link', { name: '← Outbox' }).click();
     await page.getByRole('row', { name: /Welcome aboard/ }).waitFor();
@@ -377,6 +383,8 @@ describe('admin panel: an administrator sets up, runs and watches a campaign', (
 
   test('users page: an administrator invites a member', async () => {
     await nav(page, 'Users').click();
+    // Until this page is drawn, getByLabel('Email') can match a control of the previous one (seen once under load).
+    await page.getByRole('heading', { name: 'Users', level: 1 }).waitFor();
     const member = randomEmail();
     await page.getByLabel('Email').fill(member);
     await page.getByLabel('First password').fill('short');

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { Config } from '../../src/config.js';
 import type { Db } from '../../src/db/connect.js';
 import { startHerald, type Herald } from '../../src/herald.js';
@@ -11,11 +11,12 @@ import { createLogger } from '../../src/http/logger.js';
 import { createAccount, type Plan } from '../../src/modules/accounts/accounts.service.js';
 import { createUser, type Role } from '../../src/modules/users/users.service.js';
 import { testConfig } from '../helpers/app.js';
+import { browserForTests } from '../helpers/browser.js';
 import { randomEmail, uniq } from '../helpers/factories.js';
 
 /**
  * The admin panel's browser tests: the whole service (API, panel, dispatcher, webhooks)
- * listening on a free port, and Debian's Chromium driven by playwright-core.
+ * listening on a free port, and a real Chromium (test/helpers/browser.ts) driven by playwright-core.
  */
 
 export interface PanelHerald {
@@ -75,10 +76,11 @@ export async function addPanelUser(db: Db, accountId: string, accountName: strin
   return { accountId, accountName, userId: user.id, email, password };
 }
 
-const CHROMIUM_ARGS = ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+/** The browser of the panel tests: `skip` goes to each describe() (one line when there is none). */
+export const panelBrowser = await browserForTests();
 
 export function launchBrowser(): Promise<Browser> {
-  return chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  return panelBrowser.launch();
 }
 
 /** A browser context for the panel, allowed to use the clipboard (to read what "Copy" put there). */

@@ -51,6 +51,27 @@ describe('campaign webhooks', () => {
     assert.deepEqual(await listCampaigns(t.db, acc), []);
   });
 
+  test('IPv6 spellings of private IPv4 addresses are refused (compatible, mapped, NAT64, 6to4)', async () => {
+    const acc = await account();
+    const spellings = [
+      'http://[::7f00:1]/hook',
+      'http://[::127.0.0.1]/hook',
+      'http://[::ffff:7f00:1]/hook',
+      'http://[::ffff:a00:1]/hook',
+      'http://[64:ff9b::7f00:1]/hook',
+      'http://[64:ff9b::a9fe:a9fe]/hook',
+      'http://[2002:7f00:1::1]/hook',
+      'http://[2002:c0a8:114::]/hook',
+    ];
+    for (const url of spellings) {
+      await rejectsWith(createCampaign(t.db, t.config, acc, emailCampaign({ webhooks: [url] })), 'VALIDATION', '/webhooks/0', /private or loopback/);
+    }
+    assert.deepEqual(await listCampaigns(t.db, acc), []);
+    // The same forms around a public IPv4 address are receivers like any other (a NAT64 gateway reaches them).
+    const { id } = await createCampaign(t.db, t.config, acc, emailCampaign({ webhooks: ['http://[64:ff9b::5db8:d70e]/hook', 'http://[2002:5db8:d70e::1]/hook'] }));
+    assert.equal((await findCampaign(t.db.kysely, acc, id))!.webhooks.length, 2);
+  });
+
   test('a host name that resolves to loopback is refused', async () => {
     const acc = await account();
     await rejectsWith(createCampaign(t.db, t.config, acc, emailCampaign({ webhooks: ['http://localhost:3000/hook'] })), 'VALIDATION', '/webhooks/0', /private or loopback/);

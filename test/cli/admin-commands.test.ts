@@ -179,3 +179,19 @@ describe('herald field, kpi, user', () => {
     await fails(2, /--role must be admin or member/, 'user', 'create', '--account', account, '--email', `${uniq('m')}@example.com`, '--password', 'long enough', '--role', 'owner');
   });
 });
+
+describe('key values never reach the terminal', () => {
+  test('an error that echoes what was typed cuts a key value out (unknown option, unknown command, any spelling)', async () => {
+    const key = 'hk_' + 'Q'.repeat(32);
+    const results = [
+      await herald('key', 'create', '--account', 'acc_none', `--${key}`),
+      await herald('key', 'create', '--account', 'acc_none', `--${key.replace('_', '%5F')}`),
+      await herald('nosuch', key),
+    ];
+    for (const result of results) {
+      assert.notEqual(result.code, 0);
+      assert.match(result.stderr, /^herald: .*\[REDACTED\]/);
+      assert.ok(!result.stderr.includes('Q'.repeat(32)), result.stderr);
+    }
+  });
+});

@@ -20,7 +20,7 @@ export interface TestHerald {
 }
 
 /** The whole service as `npm start` assembles it (HTTP API + dispatcher + webhooks), on a real database. */
-export async function startTestHerald(env: Record<string, string> = {}, options: { role?: Role; leaseMs?: number } = {}): Promise<TestHerald> {
+export async function startTestHerald(env: Record<string, string> = {}, options: { role?: Role; leaseMs?: number; stalledAfterMs?: number } = {}): Promise<TestHerald> {
   const dataDir = mkdtempSync(join(tmpdir(), 'herald-test-'));
   const config = testConfig({ DATA_DIR: dataDir, WEBHOOK_ALLOW_PRIVATE: 'true', ...env });
   const logs: string[] = [];
@@ -30,7 +30,7 @@ export async function startTestHerald(env: Record<string, string> = {}, options:
       done();
     },
   });
-  const herald = await startHerald({ config, logger: createLogger('info', sink), role: options.role ?? 'all', dispatcher: { leaseMs: options.leaseMs } });
+  const herald = await startHerald({ config, logger: createLogger('info', sink), role: options.role ?? 'all', dispatcher: { leaseMs: options.leaseMs, stalledAfterMs: options.stalledAfterMs } });
   return {
     herald,
     app: herald.app!,

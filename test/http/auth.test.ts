@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Db } from '../../src/db/connect.js';
 import { newId } from '../../src/ids.js';
-import { updateKey } from '../../src/modules/keys/keys.service.js';
+import { generateKeyValue, updateKey } from '../../src/modules/keys/keys.service.js';
 import { apiClient, startTestApp, type ApiResponse, type TestApp } from '../helpers/app.js';
 import { makeAccount, makeKey, makeTenant } from '../helpers/factories.js';
 
@@ -196,4 +196,54 @@ describe('changes to a key reach the running app within 1 second', () => {
     assertError(res, 403, 'Forbidden', 'API key has expired');
     assert.ok(elapsed <= 1000, `refused only after ${elapsed} ms`);
   });
+});
+
+describe('failed key look-ups are throttled per client address (decisions.md, Hardening)', () => {
+  let n = 0;
+  const address = () => `198.51.100.${++n}`;
+  const guess = () => generateKeyValue();
+  const from = (remoteAddress: string, key: string, leadId = 'ld_none') =>
+    apiClient(t.app).call({ method: 'POST', url: '/api/events', payload: { type: 'visit', leadId }, headers: { 'x-service-api-key': key }, remoteAddress });
+
+  test('20 unknown keys answer 404, the 21st answers 429 with Retry-After; other addresses and known keys are not slowed', async () => {
+    const guesser = address();
+    const { key, leadId } = await tenantWithContact();
+    assertEventStored(await from(guesser, key, leadId), leadId);
+    for (let i = 0; i < 20; i++) assertError(await from(guesser, guess()), 404, 'Not Found', 'API key not found');
+    const refused = await from(guesser, guess());
+    assertError(refused, 429, 'Too Many Requests', 'Too Many Requests');
+    const wait = Number(refused.headers['retry-after']);
+    assert.ok(Number.isInteger(wait) && wait >= 1 && wait <= 2, `Retry-After in whole seconds: ${String(refused.headers['retry-after'])}`);
+    // The valid key used from the same address still works, again and again.
+    for (let i = 0; i < 3; i++) assertEventStored(await from(guesser, key, leadId), leadId);
+    // Another address is not affected.
+    assertError(await from(address(), guess()), 404, 'Not Found', 'API key not found');
+  });
+
+  test('of 100 concurrent guesses from one address, 20 are looked up and 80 answer 429', async () => {
+    const guesser = address();
+    const answers = await Promise.all(Array.from({ length: 100 }, () => from(guesser, guess())));
+    const statuses = answers.map((r) => r.status);
+    assert.equal(statuses.filter((s) => s === 404).length, 20);
+    assert.equal(statuses.filter((s) => s === 429).length, 80);
+  });
+
+  test('requests with a valid key never use up the address allowance', async () => {
+    const client = address();
+    const { key, leadId } = await tenantWithContact();
+    for (let i = 0; i < 30; i++) assertEventStored(await from(client, key, leadId), leadId);
+    await sleep(600); // past the key cache: each request below looks the key up again
+    assertEventStored(await from(client, key, leadId), leadId);
+    for (let i = 0; i < 20; i++) assertError(await from(client, guess()), 404, 'Not Found', 'API key not found');
+  });
+});
+
+test('a burst of 100 concurrent calls with a valid key not looked up yet all pass the key check', async () => {
+  const { key, leadId } = await tenantWithContact();
+  const answers = await Promise.all(
+    Array.from({ length: 100 }, () =>
+      apiClient(t.app).call({ method: 'POST', url: '/api/events', payload: { type: 'visit', leadId }, headers: { 'x-service-api-key': key }, remoteAddress: '198.51.100.250' }),
+    ),
+  );
+  assert.deepEqual([...new Set(answers.map((r) => r.status))], [200]);
 });

@@ -122,6 +122,49 @@ describe('key values never reach the log', () => {
   });
 });
 
+describe('a key is redacted by its shape, whatever name or spelling carries it (LOG_LEVEL=debug)', () => {
+  const spellings: [string, (key: string) => string][] = [
+    ['an HTML-escaped & before api-key', (key) => `/api/events?source=x&amp;api-key=${key}`],
+    ['api-key[]', (key) => `/api/events?api-key[]=${key}`],
+    ['api-key%5B%5D', (key) => `/api/events?api-key%5B%5D=${key}`],
+    ['a ; separator', (key) => `/api/events?source=x;api-key=${key}`],
+    ['an escaped underscore (hk%5F)', (key) => `/api/events?api-key=${key.replace('_', '%5F')}`],
+    ['an escaped underscore in lower case (hk%5f)', (key) => `/api/events?api-key=${key.replace('_', '%5f')}`],
+    ['the prefix escaped letter by letter', (key) => `/api/events?api-key=%68%6B%5F${key.slice(3)}`],
+    ['escaped twice (hk%255F)', (key) => `/api/events?api-key=${key.replace('_', '%255F')}`],
+    ['a letter of the key escaped', (key) => `/api/events?api-key=${key.slice(0, 10)}%${key.charCodeAt(10).toString(16)}${key.slice(11)}`],
+    ['another parameter name', (key) => `/api/events?token=${key}`],
+    ['the path', (key) => `/api/leads/${key}`],
+    ['an escaped # (%23)', (key) => `/api/events?x=1%23api-key=${key}`],
+  ];
+  for (const [name, url] of spellings) {
+    test(name, async () => {
+      const { key } = await makeTenant(t.db, t.config);
+      const res = await apiClient(t.app).get(url(key));
+      assert.ok(res.status >= 400, `${res.status}`);
+      const line = incoming(res.headers['x-request-id']);
+      assert.match(line.req!.url, /\[REDACTED\]/);
+      assertNotLogged(key);
+      assertNotLogged(key.slice(3));
+    });
+  }
+
+  test('a key (or a panel session cookie) in any logged field, message or error is cut from the written line', async () => {
+    const { createLogger } = await import('../../src/http/logger.js');
+    const { key } = await makeTenant(t.db, t.config);
+    const lines: string[] = [];
+    const logger = createLogger('debug', { write: (line: string) => void lines.push(line) });
+    logger.child({ component: 'test' }).debug({ headers: { 'x-api-key': key, 'x-other': `Bearer ${key.replace('_', '%5F')}` } }, `called with ${key}`);
+    logger.error({ err: new Error(`bad key ${key}`) }, 'failed');
+    logger.warn({ cookie: `theme=dark; herald_session=${key.slice(3)}; x=1` }, 'a panel request');
+    assert.equal(lines.length, 3);
+    for (const line of lines) {
+      assert.ok(!line.includes(key.slice(3)), line);
+      assert.match(line, /\[REDACTED\]/);
+    }
+  });
+});
+
 describe('redactUrl', () => {
   test('cuts the value of api-key wherever it sits, and nothing else', () => {
     assert.equal(redactUrl('/api/events?api-key=hk_abc'), '/api/events?api-key=[REDACTED]');
@@ -131,5 +174,13 @@ describe('redactUrl', () => {
     assert.equal(redactUrl('/a?%61pi%2dkey=hk_abc'), '/a?%61pi%2dkey=[REDACTED]');
     assert.equal(redactUrl('/a?my-api-key=x&api-keys=y'), '/a?my-api-key=x&api-keys=y');
     assert.equal(redactUrl('/api/events'), '/api/events');
+  });
+
+  test('cuts any key-shaped value, and leaves other values alone', () => {
+    assert.equal(redactUrl('/a?x=1&amp;api-key=hk_abc&y=2'), '/a?x=1&amp;api-key=[REDACTED]&y=2');
+    assert.equal(redactUrl('/a?api-key[]=hk_abc'), '/a?api-key[]=[REDACTED]');
+    assert.equal(redactUrl('/a?x=1;api-key=hk_abc'), '/a?x=1;api-key=[REDACTED]');
+    assert.equal(redactUrl('/a?k=hk%5Fabc&v=hook_1'), '/a?k=[REDACTED]&v=hook_1');
+    assert.equal(redactUrl('/a/hk_abc/b'), '/a/[REDACTED]/b');
   });
 });

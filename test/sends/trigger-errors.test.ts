@@ -74,6 +74,26 @@ describe('trigger: a lead object', () => {
     assert.equal(await sendCount(s.campaignId), 0);
   });
 
+  test('problems inside a lead object are named by their path in the request: /lead/email, /lead/name ...', async () => {
+    const s = await setup();
+    const trigger = (lead: object) => s.api.post('/api/campaigns/trigger', { campaignId: s.campaignId, lead });
+    const paths = (res: { body: { details: { path: string }[] } }) => res.body.details.map((d) => d.path);
+    // Checked before the database (the contact write's own normalisation).
+    const bad = await trigger({ email: 'not-an-address', phone: '+1', name: 'X', tags: ['t'.repeat(300)], note: { text: ' ', createdBy: '' } });
+    assert.equal(bad.status, 400);
+    assert.deepEqual(paths(bad), ['/lead/email', '/lead/phone', '/lead/name', '/lead/tags/0', '/lead/note/text', '/lead/note/createdBy']);
+    // Checked when the contact is created (what a new contact needs).
+    const incomplete = await trigger({ email: randomEmail() });
+    assert.deepEqual([incomplete.status, paths(incomplete)], [400, ['/lead/name']]);
+    const noAddress = await trigger({ id: 'ld_nobody', name: 'No Address' });
+    assert.deepEqual([noAddress.status, paths(noAddress)], [400, ['/lead/email']]);
+    // Checked after the merge with the stored metadata.
+    await trigger({ email: s.email, metadata: { a: 'x'.repeat(10 * 1024) } });
+    const full = await trigger({ email: s.email, metadata: { b: 'y'.repeat(10 * 1024) } });
+    assert.deepEqual([full.status, paths(full)], [400, ['/lead/metadata']]);
+    assert.equal(await sendCount(s.campaignId), 1);
+  });
+
   test('a refused trigger (campaign not active) does not keep the contact write', async () => {
     const s = await setup();
     await updateCampaign(t.db, t.config, s.accountId, s.campaignId, { active: false });

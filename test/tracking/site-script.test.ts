@@ -2,13 +2,14 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { apiClient } from '../helpers/app.js';
+import { browserForTests } from '../helpers/browser.js';
 import { makeTenant } from '../helpers/factories.js';
 import { startRunningHerald, type RunningHerald } from './helpers.js';
 
 /**
- * The site script in a real browser (Debian's Chromium): a customer's page on its own origin
+ * The site script in a real browser (Chromium, test/helpers/browser.ts): a customer's page on its own origin
  * includes /tracker.js from Herald; the visitor id it keeps must survive page loads, differ
  * between browsers, and reach the customer's back end through the form.
  */
@@ -16,6 +17,7 @@ let t: RunningHerald;
 let site: Server;
 let siteUrl: string;
 let browser: Browser;
+const chromium = await browserForTests();
 /** What the customer's back end received from its form, and what Herald answered it. */
 const signups: { tracker: string; leadId: string }[] = [];
 let key: string;
@@ -57,10 +59,7 @@ before(async () => {
   await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
   // "localhost" against Herald's "127.0.0.1": another origin, so the cookie is the site's own.
   siteUrl = `http://localhost:${(site.address() as AddressInfo).port}/`;
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  if (!chromium.skip) browser = await chromium.launch();
 });
 after(async () => {
   await browser?.close();
@@ -81,7 +80,7 @@ describe('GET /tracker.js', () => {
   });
 });
 
-describe('the visitor id in Chromium', () => {
+describe('the visitor id in Chromium', { skip: chromium.skip }, () => {
   /** Loads the site's page and reads the id the way the site's own code would. */
   async function visit(context: Awaited<ReturnType<Browser['newContext']>>) {
     const tab = await context.newPage();

@@ -30,6 +30,9 @@ describe('SSRF guard at delivery time', () => {
       `http://127.0.0.1:${port}/v4`,
       `http://[::1]:${port}/v6`,
       `http://[::ffff:127.0.0.1]:${port}/mapped`,
+      `http://[::7f00:1]:${port}/compatible`,
+      `http://[64:ff9b::7f00:1]:${port}/nat64`,
+      `http://[2002:7f00:1::]:${port}/6to4`,
       `http://0x7f.0.0.1:${port}/hex`,
       `http://2130706433:${port}/decimal`,
     ];

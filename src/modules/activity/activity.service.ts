@@ -1,6 +1,7 @@
 import type { Db } from '../../db/connect.js';
 import { AppError } from '../../errors.js';
 import { iso } from '../../time.js';
+import { parseStoredJson } from '../../json-limits.js';
 
 /** One entry of a contact's activity feed, as `herald contact activity` prints it. */
 export type ActivityItem =
@@ -38,7 +39,7 @@ const events: Source = async (db, accountId, contactId, before, limit) => {
   return rows.map((r) => ({
     at: r.created_at,
     tie: r.id,
-    item: { kind: 'event', at: iso(r.created_at), id: r.id, type: r.type, value: r.value, metadata: JSON.parse(r.metadata), url: r.url },
+    item: { kind: 'event', at: iso(r.created_at), id: r.id, type: r.type, value: r.value, metadata: parseStoredJson(r.metadata), url: r.url },
   }));
 };
 

@@ -1,9 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { AppDeps } from '../../app.js';
+import type { Config } from '../../config.js';
 import type { Db } from '../../db/connect.js';
 import { outboxItem, type OutboxItem } from '../../dispatcher/channels/outbox.js';
 import { AppError } from '../../errors.js';
+import { untrackHtml } from '../tracking/email-links.js';
 import { iso } from '../../time.js';
 import { decodeCursor, DEFAULT_PAGE, MAX_PAGE, pageOf } from './paging.js';
 import { QueryNumber, wholeQuery } from './query.js';
@@ -28,11 +30,16 @@ export async function pageOutbox(db: Db, accountId: string, options: { campaignI
   };
 }
 
-/** One outbox message with its bodies, headers and WhatsApp payload; another account's id is 404. */
-export async function getOutboxMessage(db: Db, accountId: string, id: string): Promise<OutboxItem> {
+/**
+ * One outbox message with its bodies, headers and WhatsApp payload, as the panel shows it; another
+ * account's id is 404. The HTML is untracked (no open pixel, original links): looking at a sent
+ * message in the panel must never count an open or a click (decisions.md, Admin panel).
+ */
+export async function getOutboxMessage(db: Db, config: Pick<Config, 'publicUrl' | 'secret'>, accountId: string, id: string): Promise<OutboxItem> {
   const row = await db.kysely.selectFrom('outbox_messages').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
   if (!row) throw new AppError('OUTBOX_MESSAGE_NOT_FOUND');
-  return outboxItem(row);
+  const item = outboxItem(row);
+  return { ...item, html: item.html === null ? null : untrackHtml(item.html, config) };
 }
 
 const ListQuery = Type.Object(
@@ -49,6 +56,6 @@ export const outboxRoutes = (deps: AppDeps): FastifyPluginAsyncTypebox => async 
     }),
   );
   app.get('/outbox/:id', { schema: { hide: true, params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 255 }) }) } }, async (request) =>
-    getOutboxMessage(deps.db, request.admin.accountId, request.params.id),
+    getOutboxMessage(deps.db, deps.config, request.admin.accountId, request.params.id),
   );
 };

@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Db } from '../../db/connect.js';
 import type { ContactsTable, CustomFieldsTable, Database } from '../../db/schema.js';
+import { KPI_MAX_MICROS } from './kpi-values.js';
 
 /** Either the app's database or a Kysely bound to an open transaction. */
 export type Queryable = Db | Kysely<Database>;
@@ -171,15 +172,24 @@ export class ContactsRepo {
   }
 
   /**
-   * Adds to the stored totals in the statement itself, never read-modify-write in code, so
-   * concurrent increments all count on both engines.
+   * Adds to the stored totals (micros) in the statement itself, never read-modify-write in
+   * code, so concurrent increments all count on both engines. The range check is part of the
+   * same statement: an increment that would take a total out of range leaves it as it is.
+   * Returns the KPI ids whose totals were written.
    */
-  async addKpis(accountId: string, contactId: string, increments: { kpiId: string; value: number }[]): Promise<void> {
-    await this.q
+  async addKpis(accountId: string, contactId: string, increments: { kpiId: string; micros: number }[]): Promise<string[]> {
+    const rows = await this.q
       .insertInto('contact_kpis')
-      .values(increments.map((i) => ({ account_id: accountId, contact_id: contactId, kpi_id: i.kpiId, value: i.value })))
-      .onConflict((oc) => oc.columns(['contact_id', 'kpi_id']).doUpdateSet({ value: sql<number>`contact_kpis.value + excluded.value` }))
+      .values(increments.map((i) => ({ account_id: accountId, contact_id: contactId, kpi_id: i.kpiId, value_micros: i.micros })))
+      .onConflict((oc) =>
+        oc
+          .columns(['contact_id', 'kpi_id'])
+          .doUpdateSet({ value_micros: sql<number>`contact_kpis.value_micros + excluded.value_micros` })
+          .where(sql<boolean>`contact_kpis.value_micros + excluded.value_micros between ${-KPI_MAX_MICROS} and ${KPI_MAX_MICROS}`),
+      )
+      .returning('kpi_id')
       .execute();
+    return rows.map((r) => r.kpi_id);
   }
 
   async insertNote(accountId: string, note: { id: string; contactId: string; text: string; createdBy: string; now: number }): Promise<void> {
@@ -273,10 +283,10 @@ export class ContactsRepo {
       .execute();
   }
 
-  async listKpis(accountId: string, contactId: string): Promise<{ kpi_id: string; value: number }[]> {
+  async listKpis(accountId: string, contactId: string): Promise<{ kpi_id: string; value_micros: number }[]> {
     return this.q
       .selectFrom('contact_kpis')
-      .select(['kpi_id', 'value'])
+      .select(['kpi_id', 'value_micros'])
       .where('account_id', '=', accountId)
       .where('contact_id', '=', contactId)
       .orderBy('kpi_id')

@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { Problems } from '../../http/openapi.js';
+import { MAX_JSON_DEPTH } from '../../json-limits.js';
 
 /**
  * The contact fields of service-spec.md (Contact), with exactly the spec's JSON types: ajv
@@ -22,7 +23,7 @@ export const LeadBody = Type.Object(
         Type.Object(
           {
             key: Type.String({ maxLength: 255, description: 'Custom field name as defined in the account, any case.' }),
-            value: Type.Unknown({ description: 'Value in the field type\'s format; "", null or [] clears the field.' }),
+            value: Type.Unknown({ maxDepth: MAX_JSON_DEPTH, description: 'Value in the field type\'s format; "", null or [] clears the field.' }),
           },
           { additionalProperties: false },
         ),
@@ -35,7 +36,10 @@ export const LeadBody = Type.Object(
       }),
     ),
     metadata: Type.Optional(
-      Type.Record(Type.String(), Type.Unknown(), { description: 'Free-form data, merged key by key into the stored object (16 KiB at most).' }),
+      Type.Record(Type.String(), Type.Unknown(), {
+        maxDepth: MAX_JSON_DEPTH,
+        description: 'Free-form data, merged key by key into the stored object (16 KiB at most, 32 levels deep at most).',
+      }),
     ),
     note: Type.Optional(
       Type.Object(

@@ -5,9 +5,11 @@ import { newId } from '../../ids.js';
 import { iso } from '../../time.js';
 import type { LeadInput, LeadResult } from './contacts.schemas.js';
 import { ContactsRepo, kyselyOf, type FieldDefinition, type IdentifierOwners, type Queryable } from './contacts.repo.js';
-import { parseDecimal, parseFieldValue, type StoredFieldValue } from './field-values.js';
+import { parseFieldValue, type StoredFieldValue } from './field-values.js';
+import { KPI_RANGE_TEXT, microsToNumber, parseKpiIncrement } from './kpi-values.js';
 import { MAX_METADATA_BYTES, metadataTooLarge, normalizeLead, type NormalizedLead } from './lead-input.js';
 import { normalizePhone, pointerSegment } from './normalize.js';
+import { parseStoredJson } from '../../json-limits.js';
 
 /** The 200 body of `POST /api/leads`, also what a trigger with a `lead` object gets back. */
 export type ContactWriteResult = LeadResult;
@@ -17,16 +19,18 @@ export type ContactWriteResult = LeadResult;
  * decisions.md (Contacts). Runs inside the caller's transaction, so the campaign trigger can
  * write the contact and its send atomically; throws AppError (400 Validation Error, 409
  * Identifier belongs to another contact) before or instead of committing anything.
+ * `at` is the JSON pointer of the lead object in the request (`/lead` in a trigger): every
+ * path in `details` and `warnings` starts with it.
  */
-export async function applyContactWrite(tx: Tx, accountId: string, input: LeadInput, now: number): Promise<ContactWriteResult> {
-  const lead = normalizeLead(input);
+export async function applyContactWrite(tx: Tx, accountId: string, input: LeadInput, now: number, at = ''): Promise<ContactWriteResult> {
+  const lead = normalizeLead(input, at);
   const repo = new ContactsRepo(tx);
   const found = await findAndTouch(repo, accountId, lead, now);
   const contactId = found?.contactId ?? newId('ld');
   if (found === undefined) {
-    await createContact(repo, accountId, contactId, lead, input.metadata, now);
+    await createContact(repo, accountId, contactId, lead, input.metadata, now, at);
   } else {
-    if (input.metadata !== undefined) await mergeMetadata(repo, accountId, contactId, found.storedMetadata, input.metadata);
+    if (input.metadata !== undefined) await mergeMetadata(repo, accountId, contactId, found.storedMetadata, input.metadata, at);
     if (lead.email !== undefined && found.owners.byEmail === undefined) await repo.addEmail(accountId, contactId, lead.email);
     if (lead.phone !== undefined && found.owners.byPhone === undefined) await repo.addPhone(accountId, contactId, lead.phone);
     if (lead.tagsRemove?.length) await repo.removeTags(accountId, contactId, lead.tagsRemove);
@@ -35,8 +39,8 @@ export async function applyContactWrite(tx: Tx, accountId: string, input: LeadIn
 
   const warnings: Problem[] = [];
   const definitions = await repo.findDefinitions(accountId, [...new Set((input.fields ?? []).map((e) => fieldNameKey(e.key)))], Object.keys(input.kpis ?? {}));
-  const fields = input.fields === undefined ? undefined : await applyFields(repo, accountId, contactId, input.fields, definitions.fields, warnings);
-  const kpis = input.kpis === undefined ? undefined : await applyKpis(repo, accountId, contactId, input.kpis, definitions.kpiIds, warnings);
+  const fields = input.fields === undefined ? undefined : await applyFields(repo, accountId, contactId, input.fields, definitions.fields, warnings, at);
+  const kpis = input.kpis === undefined ? undefined : await applyKpis(repo, accountId, contactId, input.kpis, definitions.kpiIds, warnings, at);
   if (lead.note) await repo.insertNote(accountId, { id: newId('nt'), contactId, ...lead.note, now });
   if (input.tracker !== undefined) await repo.linkTracker(accountId, input.tracker, contactId, now);
 
@@ -91,11 +95,12 @@ async function createContact(
   lead: NormalizedLead,
   metadata: Record<string, unknown> | undefined,
   now: number,
+  at: string,
 ): Promise<void> {
   const problems: Problem[] = [];
-  if (lead.name === undefined) problems.push({ path: '/name', message: 'is required to create a contact (at least 2 characters)' });
+  if (lead.name === undefined) problems.push({ path: `${at}/name`, message: 'is required to create a contact (at least 2 characters)' });
   if (lead.email === undefined && lead.phone === undefined) {
-    problems.push({ path: '/email', message: 'an email or a phone is required to create a contact' });
+    problems.push({ path: `${at}/email`, message: 'an email or a phone is required to create a contact' });
   }
   if (problems.length > 0) throw new AppError('VALIDATION', { details: problems });
   await repo.insertContact(accountId, {
@@ -118,10 +123,12 @@ async function mergeMetadata(
   contactId: string,
   stored: string,
   sent: Record<string, unknown>,
+  at: string,
 ): Promise<void> {
-  // Spread, not Object.assign, so a `__proto__` key stays plain data.
-  const merged = JSON.stringify({ ...(JSON.parse(stored) as Record<string, unknown>), ...sent });
-  if (Buffer.byteLength(merged, 'utf8') > MAX_METADATA_BYTES) throw new AppError('VALIDATION', { details: [metadataTooLarge()] });
+  // Spread, not Object.assign, so a `__proto__` key stays plain data. Stored keys deeper than
+  // the nesting limit (written before it existed) are cut, like on every read.
+  const merged = JSON.stringify({ ...parseStoredJson<Record<string, unknown>>(stored), ...sent });
+  if (Buffer.byteLength(merged, 'utf8') > MAX_METADATA_BYTES) throw new AppError('VALIDATION', { details: [metadataTooLarge(at)] });
   await repo.setMetadata(accountId, contactId, merged);
 }
 
@@ -138,6 +145,7 @@ async function applyFields(
   entries: { key: string; value: unknown }[],
   definitions: FieldDefinition[],
   warnings: Problem[],
+  at: string,
 ): Promise<FieldEcho> {
   if (entries.length === 0) return [];
   const byKey = new Map(definitions.map((d) => [d.name_key, d]));
@@ -146,12 +154,12 @@ async function applyFields(
   entries.forEach((entry, i) => {
     const definition = byKey.get(fieldNameKey(entry.key));
     if (!definition) {
-      warnings.push({ path: `/fields/${i}`, message: `unknown custom field '${entry.key}'` });
+      warnings.push({ path: `${at}/fields/${i}`, message: `unknown custom field '${entry.key}'` });
       return;
     }
     const result = parseFieldValue(definition.type, entry.value);
     if (result.kind === 'invalid') {
-      warnings.push({ path: `/fields/${i}`, message: `value of custom field '${definition.name}' ${result.message}` });
+      warnings.push({ path: `${at}/fields/${i}`, message: `value of custom field '${definition.name}' ${result.message}` });
       return;
     }
     applied.set(definition.id, { key: definition.name, value: result.kind === 'set' ? result.value : null });
@@ -164,7 +172,10 @@ async function applyFields(
   return [...applied.values()];
 }
 
-/** Known KPIs with a numeric value are added to the stored totals; the rest become warnings. */
+/**
+ * Known KPIs with a numeric value are added to the stored totals; the rest become warnings,
+ * and so does an increment that would take its total out of range (decisions.md, Limits).
+ */
 async function applyKpis(
   repo: ContactsRepo,
   accountId: string,
@@ -172,20 +183,26 @@ async function applyKpis(
   sent: Record<string, unknown>,
   knownIds: string[],
   warnings: Problem[],
+  at: string,
 ): Promise<Record<string, number>> {
   const entries = Object.entries(sent);
   if (entries.length === 0) return {};
   const known = new Set(knownIds);
-  const increments: { kpiId: string; value: number }[] = [];
+  const increments: { kpiId: string; micros: number }[] = [];
+  const pathOf = (kpiId: string) => `${at}/kpis/${pointerSegment(kpiId)}`;
   for (const [kpiId, raw] of entries) {
-    const path = `/kpis/${pointerSegment(kpiId)}`;
-    const value = parseDecimal(raw);
-    if (!known.has(kpiId)) warnings.push({ path, message: `unknown KPI '${kpiId}'` });
-    else if (value === undefined) warnings.push({ path, message: `value of KPI '${kpiId}' must be a number` });
-    else increments.push({ kpiId, value });
+    const increment = parseKpiIncrement(raw);
+    if (!known.has(kpiId)) warnings.push({ path: pathOf(kpiId), message: `unknown KPI '${kpiId}'` });
+    else if ('micros' in increment) increments.push({ kpiId, micros: increment.micros });
+    else if (increment.problem === 'not a number') warnings.push({ path: pathOf(kpiId), message: `value of KPI '${kpiId}' must be a number` });
+    else warnings.push({ path: pathOf(kpiId), message: `value of KPI '${kpiId}' must be within ${KPI_RANGE_TEXT}` });
   }
-  if (increments.length > 0) await repo.addKpis(accountId, contactId, increments);
-  return Object.fromEntries(increments.map((i) => [i.kpiId, i.value]));
+  if (increments.length === 0) return {};
+  const added = new Set(await repo.addKpis(accountId, contactId, increments));
+  for (const { kpiId } of increments) {
+    if (!added.has(kpiId)) warnings.push({ path: pathOf(kpiId), message: `KPI '${kpiId}' not added: its total would leave ${KPI_RANGE_TEXT}` });
+  }
+  return Object.fromEntries(increments.filter((i) => added.has(i.kpiId)).map((i) => [i.kpiId, microsToNumber(i.micros)]));
 }
 
 /** The members that were sent, in their stored form (decisions.md, Response 200). */
@@ -257,9 +274,9 @@ export async function getContactProfile(
     emails,
     phones,
     tags,
-    fields: Object.fromEntries(fieldRows.map((f) => [f.name, JSON.parse(f.value) as unknown])),
-    kpis: Object.fromEntries(kpiRows.map((k) => [k.kpi_id, Number(k.value)])),
-    metadata: JSON.parse(contact.metadata) as Record<string, unknown>,
+    fields: Object.fromEntries(fieldRows.map((f) => [f.name, parseStoredJson(f.value)])),
+    kpis: Object.fromEntries(kpiRows.map((k) => [k.kpi_id, microsToNumber(Number(k.value_micros))])),
+    metadata: parseStoredJson<Record<string, unknown>>(contact.metadata),
     notes: noteRows.map((n) => ({ text: n.text, createdBy: n.created_by, createdAt: iso(Number(n.created_at)) })),
     trackers,
     archived: contact.archived === 1,

@@ -23,26 +23,29 @@ export interface NormalizedLead {
   note?: { text: string; createdBy: string };
 }
 
-/** Normalises the identifiers, name, tags and note; throws one Validation Error listing every problem. */
-export function normalizeLead(input: LeadInput): NormalizedLead {
+/**
+ * Normalises the identifiers, name, tags and note; throws one Validation Error listing every
+ * problem. `at` is the JSON pointer of the lead object in the request (`/lead` in a trigger).
+ */
+export function normalizeLead(input: LeadInput, at = ''): NormalizedLead {
   const problems: Problem[] = [];
   const lead: NormalizedLead = {};
   if (input.id !== undefined) lead.id = input.id;
 
   if (input.email !== undefined) {
     lead.email = normalizeEmail(input.email);
-    if (lead.email === undefined) problems.push({ path: '/email', message: 'must be a valid email address' });
+    if (lead.email === undefined) problems.push({ path: `${at}/email`, message: 'must be a valid email address' });
   }
   if (input.phone !== undefined) {
     lead.phone = normalizePhone(input.phone);
     if (lead.phone === undefined) {
-      problems.push({ path: '/phone', message: 'must be a possible phone number in international format: + (or digits only), country code, number' });
+      problems.push({ path: `${at}/phone`, message: 'must be a possible phone number in international format: + (or digits only), country code, number' });
     }
   }
   if (input.name !== undefined) {
     lead.name = input.name.trim();
     if (lead.name.length < MIN_NAME_LENGTH || lead.name.length > MAX_NAME_LENGTH) {
-      problems.push({ path: '/name', message: `must be ${MIN_NAME_LENGTH} to ${MAX_NAME_LENGTH} characters once trimmed` });
+      problems.push({ path: `${at}/name`, message: `must be ${MIN_NAME_LENGTH} to ${MAX_NAME_LENGTH} characters once trimmed` });
     }
   }
 
@@ -50,7 +53,7 @@ export function normalizeLead(input: LeadInput): NormalizedLead {
   if (removed !== undefined) lead.tagsRemove = removed;
   if (input.tags !== undefined) {
     input.tags.forEach((tag, i) => {
-      if (normalizeTag(tag).length > MAX_NAME_LENGTH) problems.push({ path: `/tags/${i}`, message: `must be at most ${MAX_NAME_LENGTH} characters` });
+      if (normalizeTag(tag).length > MAX_NAME_LENGTH) problems.push({ path: `${at}/tags/${i}`, message: `must be at most ${MAX_NAME_LENGTH} characters` });
     });
     const removedSet = new Set(removed);
     lead.tagsAdd = normalizeTags(input.tags).filter((tag) => !removedSet.has(tag));
@@ -59,16 +62,16 @@ export function normalizeLead(input: LeadInput): NormalizedLead {
   if (input.note !== undefined) {
     const text = input.note.text.trim();
     const createdBy = input.note.createdBy.trim();
-    if (text === '') problems.push({ path: '/note/text', message: 'must not be empty' });
-    else if (text.length > MAX_NOTE_TEXT) problems.push({ path: '/note/text', message: `must be at most ${MAX_NOTE_TEXT} characters` });
-    if (createdBy === '') problems.push({ path: '/note/createdBy', message: 'must not be empty' });
-    else if (createdBy.length > MAX_NAME_LENGTH) problems.push({ path: '/note/createdBy', message: `must be at most ${MAX_NAME_LENGTH} characters` });
+    if (text === '') problems.push({ path: `${at}/note/text`, message: 'must not be empty' });
+    else if (text.length > MAX_NOTE_TEXT) problems.push({ path: `${at}/note/text`, message: `must be at most ${MAX_NOTE_TEXT} characters` });
+    if (createdBy === '') problems.push({ path: `${at}/note/createdBy`, message: 'must not be empty' });
+    else if (createdBy.length > MAX_NAME_LENGTH) problems.push({ path: `${at}/note/createdBy`, message: `must be at most ${MAX_NAME_LENGTH} characters` });
     lead.note = { text, createdBy };
   }
 
   // The stored object is checked again after the merge; checking the sent part first refuses
   // an oversized body before any query.
-  if (input.metadata !== undefined && metadataBytes(input.metadata) > MAX_METADATA_BYTES) problems.push(metadataTooLarge());
+  if (input.metadata !== undefined && metadataBytes(input.metadata) > MAX_METADATA_BYTES) problems.push(metadataTooLarge(at));
 
   if (problems.length > 0) throw new AppError('VALIDATION', { details: problems });
   return lead;
@@ -88,6 +91,6 @@ export function metadataBytes(metadata: Record<string, unknown>): number {
   return Buffer.byteLength(JSON.stringify(metadata), 'utf8');
 }
 
-export function metadataTooLarge(): Problem {
-  return { path: '/metadata', message: `must be at most ${MAX_METADATA_BYTES / 1024} KiB once merged with the stored metadata (as JSON)` };
+export function metadataTooLarge(at = ''): Problem {
+  return { path: `${at}/metadata`, message: `must be at most ${MAX_METADATA_BYTES / 1024} KiB once merged with the stored metadata (as JSON)` };
 }

@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { MAX_JSON_DEPTH } from '../../json-limits.js';
 
 export const EventBody = Type.Object(
   {
@@ -10,7 +11,9 @@ export const EventBody = Type.Object(
         description: 'Stored as text (a number or boolean becomes its text). Required when type is click.',
       }),
     ),
-    metadata: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'Free-form details (16 KiB at most).' })),
+    metadata: Type.Optional(
+      Type.Object({}, { additionalProperties: true, maxDepth: MAX_JSON_DEPTH, description: 'Free-form details (16 KiB at most, 32 levels deep at most).' }),
+    ),
     url: Type.Optional(Type.String({ maxLength: 2048, description: 'Stored without http(s):// and without anything from ? on.' })),
   },
   { additionalProperties: false },

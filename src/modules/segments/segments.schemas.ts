@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { MAX_JSON_DEPTH } from '../../json-limits.js';
 
 /** decisions.md: segments look back at most 90 days (events are kept at least that long). */
 export const MAX_WITHIN_DAYS = 90;
@@ -25,7 +26,7 @@ export const Criteria = Type.Object(
     tags: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 255 }), { maxItems: MAX_PARTS })),
     fields: Type.Optional(
       Type.Array(
-        Type.Object({ name: Type.String({ minLength: 1, maxLength: 255 }), value: Type.Unknown() }, { additionalProperties: false }),
+        Type.Object({ name: Type.String({ minLength: 1, maxLength: 255 }), value: Type.Unknown({ maxDepth: MAX_JSON_DEPTH }) }, { additionalProperties: false }),
         { maxItems: MAX_PARTS },
       ),
     ),

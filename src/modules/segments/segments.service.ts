@@ -8,11 +8,13 @@ import { decodeCursor, DEFAULT_PAGE } from '../admin/paging.js';
 import { criteriaConditions, normalizeCriteria, segmentCount, type Criteria } from './segment-criteria.js';
 import type { CriteriaInput, SegmentInput, SegmentView } from './segments.schemas.js';
 import * as repo from './segments.repo.js';
+import { parseStoredJson } from '../../json-limits.js';
 
 /** Saved segments of the admin panel: named criteria, evaluated whenever they are read. */
 
 function present(row: SegmentsTable): SegmentView {
-  return { id: row.id, name: row.name, criteria: JSON.parse(row.criteria) as Criteria, createdAt: iso(Number(row.created_at)), updatedAt: iso(Number(row.updated_at)) };
+  // A field value sits 3 levels down (criteria, fields, entry).
+  return { id: row.id, name: row.name, criteria: parseStoredJson<Criteria>(row.criteria, 3), createdAt: iso(Number(row.created_at)), updatedAt: iso(Number(row.updated_at)) };
 }
 
 function checkName(raw: string): string {

@@ -30,7 +30,7 @@ export async function triggerCampaign(deps: SendDeps, accountId: string, input: 
     inTransaction(db, async (tx) => {
       const campaign = await requireTriggerableCampaign(tx, accountId, input.campaignId);
       const contactId =
-        typeof input.lead === 'string' ? await requireLead(tx, accountId, input.lead) : (await applyContactWrite(tx, accountId, input.lead, now)).id;
+        typeof input.lead === 'string' ? await requireLead(tx, accountId, input.lead) : (await applyContactWrite(tx, accountId, input.lead, now, '/lead')).id;
       const contact = await lockContact(tx, db.engine, accountId, contactId);
       if (!contact) throw new AppError('LEAD_NOT_FOUND');
       return decide(tx, db.engine, campaign, contactId, contact.optedOut, now);

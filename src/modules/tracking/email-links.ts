@@ -1,5 +1,5 @@
 import type { Config } from '../../config.js';
-import { clickUrl, MAX_TRACKED_URL_LENGTH, openPixelUrl } from './tracking-token.js';
+import { clickTokenTarget, clickUrl, MAX_TRACKED_URL_LENGTH, openPixelUrl } from './tracking-token.js';
 
 /** What the email renderer needs to track one send: a click address per link, and the pixel. */
 export interface EmailTracking {
@@ -82,6 +82,28 @@ export function appendPixel(html: string, pixelUrl: string): string {
   const img = `<img src="${escapeAttribute(pixelUrl)}" width="1" height="1" alt="" style="display:block;width:1px;height:1px;border:0;margin:0;padding:0">`;
   const bodyEnd = html.search(/<\/body\s*>(?![\s\S]*<\/body\s*>)/i);
   return bodyEnd === -1 ? `${html}${img}\n` : `${html.slice(0, bodyEnd)}${img}\n${html.slice(bodyEnd)}`;
+}
+
+/**
+ * Kept HTML as the reader would see it untracked (the admin panel's view of a sent message:
+ * looking at it must never count an open or a click). The open pixel appendPixel wrote is
+ * removed; each click address becomes the address it redirects to; any other address of our
+ * tracking endpoints (a token we cannot read, a pixel pasted into a template) becomes
+ * about:blank. So nothing in the view can reach /t/o or /t/c of this Herald. Both patterns
+ * are linear: a template cannot make this slow.
+ */
+export function untrackHtml(html: string, config: Pick<Config, 'publicUrl' | 'secret'>): string {
+  const ours = escapeRegExp(config.publicUrl);
+  const pixelTag = new RegExp(`<img src="${ours}/t/o/[A-Za-z0-9_.-]*" width="1" height="1" alt="" style="[^"]*">\\n?`, 'g');
+  const trackingUrl = new RegExp(`${ours}/t/([oc])/([A-Za-z0-9_.-]*)`, 'gi');
+  return html.replace(pixelTag, '').replace(trackingUrl, (_whole, kind: string, token: string) => {
+    const target = kind.toLowerCase() === 'c' ? clickTokenTarget(config, token) : undefined;
+    return target === undefined ? 'about:blank' : escapeAttribute(target);
+  });
+}
+
+function escapeRegExp(value: string): string {
+  return value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 const NAMED: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };

@@ -56,6 +56,14 @@ export function readClickToken(config: Pick<Config, 'secret'>, token: string, no
   return { sendId: payload[0] as string, url };
 }
 
+/**
+ * The target of a click token of ours, expired or not (read as at the dawn of time, so the
+ * expiry plays no part): the admin panel shows it in place of the click address.
+ */
+export function clickTokenTarget(config: Pick<Config, 'secret'>, token: string): string | undefined {
+  return readClickToken(config, token, -Infinity)?.url;
+}
+
 /** Expiry in epoch seconds: shorter tokens than milliseconds, and precise enough. */
 function expiry(now: number): number {
   return Math.floor((now + LIFETIME_MS) / 1000);

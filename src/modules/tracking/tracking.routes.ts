@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppDeps } from '../../app.js';
 import { AppError } from '../../errors.js';
+import { CSP, securityHeaders } from '../../http/security-headers.js';
 import { siteScriptRoute } from './site-script.js';
 import { readClickToken, readOpenToken } from './tracking-token.js';
 import { trackEngagement } from './tracking.service.js';
@@ -82,9 +83,8 @@ function invalidLink(reply: FastifyReply): FastifyReply {
     .headers({
       'content-type': 'text/html; charset=utf-8',
       'cache-control': 'no-store',
-      'referrer-policy': 'no-referrer',
       'x-robots-tag': 'noindex',
-      'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
+      ...securityHeaders(CSP.recipientPage),
     })
     .send(body);
 }

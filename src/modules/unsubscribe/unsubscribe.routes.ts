@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { AppDeps } from '../../app.js';
+import { CSP, securityHeaders } from '../../http/security-headers.js';
 import { confirmPage, donePage, invalidPage } from './unsubscribe-page.js';
 import { readUnsubscribeToken } from './unsubscribe-token.js';
 import { findUnsubscribeTarget, optOutBySend } from './unsubscribe.service.js';
@@ -45,10 +46,9 @@ function html(reply: FastifyReply, status: number, body: string): FastifyReply {
     .headers({
       'content-type': 'text/html; charset=utf-8',
       'cache-control': 'no-store',
-      // The token is in the address: keep it out of Referer headers and search indexes.
-      'referrer-policy': 'no-referrer',
+      // The token is in the address: keep it out of Referer headers (no-referrer) and search indexes.
       'x-robots-tag': 'noindex',
-      'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
+      ...securityHeaders(CSP.recipientPage),
     })
     .send(body);
 }

@@ -1,12 +1,16 @@
 import { Link, useParams } from 'react-router';
 import { Badge } from '../components/Badge';
+import { MessageFrame } from '../components/MessageFrame';
 import { PageHeader } from '../components/PageHeader';
 import { ErrorState, Loading } from '../components/States';
 import { formatDateTime } from '../format';
 import { useApi } from '../hooks';
 import type { OutboxMessage } from '../types';
 
-/** One kept message. Its HTML is shown in a sandboxed frame: no scripts, no access to the panel. */
+/**
+ * One kept message. Its HTML comes untracked from the server (no open pixel, original links), so
+ * viewing a message never counts an open or a click, and is shown in the message frame.
+ */
 export function OutboxMessagePage() {
   const { id = '' } = useParams();
   const message = useApi<OutboxMessage>(`/outbox/${encodeURIComponent(id)}`);
@@ -65,7 +69,7 @@ export function OutboxMessagePage() {
       {m.html && (
         <section className="card" aria-labelledby="html-title">
           <h2 id="html-title">HTML</h2>
-          <iframe title="Message HTML" className="message-frame" sandbox="" srcDoc={m.html} />
+          <MessageFrame title="Message HTML" className="message-frame" html={m.html} />
         </section>
       )}
       {m.text && (

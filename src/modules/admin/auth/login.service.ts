@@ -2,7 +2,7 @@ import type { Db } from '../../../db/connect.js';
 import { AppError } from '../../../errors.js';
 import { hashPassword, verifyPassword } from '../../users/users.service.js';
 import { openSession, readSession, type AdminSession } from './sessions.js';
-import { clearFailures, recordFailure, throttleWait } from './throttle.js';
+import { attemptFailed, attemptSucceeded, countAttempt } from './throttle.js';
 
 /**
  * An unknown email is checked against this hash, so it costs the same scrypt time as a wrong
@@ -13,21 +13,21 @@ let dummyHash: Promise<string> | undefined;
 const dummy = () => (dummyHash ??= hashPassword('herald-no-such-user'));
 
 /**
- * `POST /admin/api/login`. Throttled first (a locked-out guesser learns nothing, not even
- * whether the password was right), then one answer for unknown email and wrong password.
+ * `POST /admin/api/login`. The attempt is counted first, before the password is looked at (a
+ * locked-out guesser learns nothing, not even whether the password was right, and concurrent
+ * guesses cannot get past the count), then one answer for unknown email and wrong password.
  */
 export async function signIn(db: Db, input: { email: string; password: string }, ip: string, now = Date.now()): Promise<{ token: string; session: AdminSession }> {
   const email = input.email.trim().toLowerCase();
-  const wait = await throttleWait(db, email, ip, now);
-  if (wait > 0) throw new AppError('LOGIN_THROTTLED', { headers: { 'retry-after': String(wait) } });
+  const attempt = await countAttempt(db, email, ip, now);
 
   const user = await db.kysely.selectFrom('users').select(['id', 'account_id', 'password_hash']).where('email', '=', email).executeTakeFirst();
   const matches = await verifyPassword(input.password, user?.password_hash ?? (await dummy()));
   if (!user || !matches) {
-    await recordFailure(db, email, ip, now);
+    await attemptFailed(db, now);
     throw new AppError('INVALID_CREDENTIALS');
   }
-  await clearFailures(db, email);
+  await attemptSucceeded(db, attempt);
   const { token } = await openSession(db, { id: user.id, accountId: user.account_id }, now);
   const opened = await readSession(db, token, now);
   if (!opened) throw new Error('a session just opened could not be read');

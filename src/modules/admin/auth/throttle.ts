@@ -1,42 +1,93 @@
+import { sql } from 'kysely';
 import type { Db } from '../../../db/connect.js';
-import { newId } from '../../../ids.js';
+import { AppError } from '../../../errors.js';
+import { throttleAddress } from '../../../http/client-address.js';
 
-/** docs/admin-api.md: 5 failed sign-ins for one email or one IP within 15 minutes, then 429. */
+/**
+ * docs/admin-api.md: 5 sign-in attempts for one email or one client address within 15
+ * minutes, then 429 until the window ends (decisions.md, Hardening, has the details).
+ */
 export const THROTTLE_WINDOW_MS = 15 * 60 * 1000;
-export const THROTTLE_MAX_FAILURES = 5;
+export const THROTTLE_MAX_ATTEMPTS = 5;
 
-/**
- * Seconds until a sign-in for this email from this IP may be tried again; 0 when it may now.
- * Failures live in the database, so every API process counts the same ones. The wait ends
- * when the oldest of the last 5 failures leaves the window.
- */
-export async function throttleWait(db: Db, email: string, ip: string, now: number): Promise<number> {
-  const since = now - THROTTLE_WINDOW_MS;
-  const recent = (column: 'email' | 'ip', value: string) =>
-    db.kysely
-      .selectFrom('login_attempts')
-      .select('created_at')
-      .where(column, '=', value)
-      .where('created_at', '>', since)
-      .orderBy('created_at', 'desc')
-      .limit(THROTTLE_MAX_FAILURES)
-      .execute();
-  const [byEmail, byIp] = await Promise.all([recent('email', email), recent('ip', ip)]);
-  const waitFor = (rows: { created_at: number }[]) =>
-    rows.length < THROTTLE_MAX_FAILURES ? 0 : Math.max(1, Math.ceil((Number(rows[rows.length - 1]!.created_at) + THROTTLE_WINDOW_MS - now) / 1000));
-  return Math.max(waitFor(byEmail), waitFor(byIp));
+/** One counted attempt: which windows it took a place in, to give the places back on success. */
+export interface Attempt {
+  email: Place;
+  ip: Place;
 }
-
-/** Records one failure; failures older than the window are dropped on the way (they never count again). */
-export async function recordFailure(db: Db, email: string, ip: string, now: number): Promise<void> {
-  await db.kysely.deleteFrom('login_attempts').where('created_at', '<=', now - THROTTLE_WINDOW_MS).execute();
-  await db.kysely.insertInto('login_attempts').values({ id: newId('lat'), email, ip, created_at: now }).execute();
+interface Place {
+  subject: string;
+  windowStart: number;
 }
 
 /**
- * A successful sign-in forgets the email's failures (the owner's typos should not lock them
- * out later), but not the IP's: a guesser holding one valid account must not reset its count.
+ * Counts a sign-in attempt for the email and for the client address BEFORE the password is
+ * checked, or throws 429 with Retry-After. Each count is one upsert that only raises the
+ * counter while it is under the limit (or starts a new window once the old one is over), so
+ * of any number of concurrent attempts, in one process or many, at most 5 per window get a
+ * place and reach the password check. A refused attempt takes no place.
  */
-export async function clearFailures(db: Db, email: string): Promise<void> {
-  await db.kysely.deleteFrom('login_attempts').where('email', '=', email).execute();
+export async function countAttempt(db: Db, email: string, ip: string, now: number): Promise<Attempt> {
+  const emailPlace = await takePlace(db, `email:${email}`, now);
+  if (typeof emailPlace === 'number') throw throttled(emailPlace);
+  const ipPlace = await takePlace(db, `ip:${throttleAddress(ip)}`, now);
+  if (typeof ipPlace === 'number') {
+    await givePlaceBack(db, emailPlace);
+    throw throttled(ipPlace);
+  }
+  return { email: emailPlace, ip: ipPlace };
+}
+
+/**
+ * A successful sign-in forgets the email's attempts (the owner's typos should not lock them
+ * out later) and gives back its own place at the address, but not the address's failures:
+ * a guesser holding one valid account must not reset its count by signing in.
+ */
+export async function attemptSucceeded(db: Db, attempt: Attempt): Promise<void> {
+  await db.kysely.deleteFrom('login_throttle').where('subject', '=', attempt.email.subject).execute();
+  await givePlaceBack(db, attempt.ip);
+}
+
+/** A failed attempt keeps its places; windows over by now are dropped on the way. */
+export async function attemptFailed(db: Db, now: number): Promise<void> {
+  await db.kysely.deleteFrom('login_throttle').where('window_start', '<=', now - THROTTLE_WINDOW_MS).execute();
+}
+
+/** A place in the subject's current window, or the seconds until the window ends. */
+async function takePlace(db: Db, subject: string, now: number): Promise<Place | number> {
+  const windowOver = sql<boolean>`login_throttle.window_start <= ${now - THROTTLE_WINDOW_MS}`;
+  const row = await db.kysely
+    .insertInto('login_throttle')
+    .values({ subject, attempts: 1, window_start: now })
+    .onConflict((oc) =>
+      oc
+        .column('subject')
+        .doUpdateSet({
+          attempts: sql`CASE WHEN ${windowOver} THEN 1 ELSE login_throttle.attempts + 1 END`,
+          window_start: sql`CASE WHEN ${windowOver} THEN ${now} ELSE login_throttle.window_start END`,
+        })
+        .where((eb) => eb.or([windowOver, eb('login_throttle.attempts', '<', THROTTLE_MAX_ATTEMPTS)])),
+    )
+    .returning('window_start')
+    .executeTakeFirst();
+  if (row) return { subject, windowStart: Number(row.window_start) };
+  // Full: the row stays as it is until its window ends.
+  const full = await db.kysely.selectFrom('login_throttle').select('window_start').where('subject', '=', subject).executeTakeFirst();
+  const endsAt = Number(full?.window_start ?? now) + THROTTLE_WINDOW_MS;
+  return Math.max(1, Math.ceil((endsAt - now) / 1000));
+}
+
+/** Only in the window the place was taken in: a window started since owes nothing. */
+async function givePlaceBack(db: Db, place: Place): Promise<void> {
+  await db.kysely
+    .updateTable('login_throttle')
+    .set({ attempts: sql`attempts - 1` })
+    .where('subject', '=', place.subject)
+    .where('window_start', '=', place.windowStart)
+    .where('attempts', '>', 0)
+    .execute();
+}
+
+function throttled(waitSeconds: number): AppError {
+  return new AppError('LOGIN_THROTTLED', { headers: { 'retry-after': String(waitSeconds) } });
 }

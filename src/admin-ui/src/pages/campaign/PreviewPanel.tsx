@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { Link } from 'react-router';
 import { api, ApiError, errorMessage } from '../../api';
 import { ContactPicker } from '../../components/ContactPicker';
+import { MessageFrame } from '../../components/MessageFrame';
 import type { ContactSummary, EmailPreview, WhatsappPreview } from '../../types';
 import { contentOf, type CampaignForm } from './model';
 
@@ -101,7 +102,7 @@ export function PreviewPanel({ campaignId, form, dirty }: { campaignId: string |
               <dd className="rendered__subject">{result.preview.subject}</dd>
             </dl>
             {result.preview.html ? (
-              <iframe title="Rendered HTML preview" className="rendered__frame" sandbox="" srcDoc={result.preview.html} />
+              <MessageFrame title="Rendered HTML preview" className="rendered__frame" html={result.preview.html} />
             ) : (
               <p className="muted">No HTML part.</p>
             )}

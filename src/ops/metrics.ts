@@ -1,0 +1,182 @@
+import client from 'prom-client';
+import type { Db } from '../db/connect.js';
+
+/**
+ * Prometheus metrics of one Herald process (docs/decisions.md, Operations).
+ *
+ * Counters and histograms are this process's own (sum them over processes); the queue and
+ * webhook backlog gauges are read from the shared database at scrape time, so every process
+ * reports the same numbers (take max, not sum). Default process metrics (CPU, memory, event
+ * loop lag, GC) are collected once per Node process into their own registry.
+ */
+export class HeraldMetrics {
+  readonly registry = new client.Registry();
+  private readonly httpRequests: client.Counter<'method' | 'route' | 'status'>;
+  private readonly httpDuration: client.Histogram<'method' | 'route' | 'status'>;
+  private readonly sends: client.Counter<'channel' | 'outcome'>;
+  private readonly sendLag: client.Histogram<'channel'>;
+  private readonly webhookDeliveries: client.Counter<'outcome'>;
+
+  constructor(db: Db, info: { role: string; version: string }) {
+    const registers = [this.registry];
+    new client.Gauge({ name: 'herald_info', help: 'Always 1; labels name the version, role and database engine', labelNames: ['version', 'role', 'engine'], registers }).set(
+      { version: info.version, role: info.role, engine: db.engine },
+      1,
+    );
+    this.httpRequests = new client.Counter({ name: 'herald_http_requests_total', help: 'HTTP requests answered, by route pattern and status', labelNames: ['method', 'route', 'status'], registers });
+    this.httpDuration = new client.Histogram({
+      name: 'herald_http_request_duration_seconds',
+      help: 'Time from receiving a request to sending its response',
+      labelNames: ['method', 'route', 'status'],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers,
+    });
+    this.sends = new client.Counter({
+      name: 'herald_sends_total',
+      help: 'Claimed sends finished by this process: sent, optout, rejected, error (for good), retry (requeued after a temporary failure), lease_lost (delivered after another worker took it over)',
+      labelNames: ['channel', 'outcome'],
+      registers,
+    });
+    this.sendLag = new client.Histogram({
+      name: 'herald_send_lag_seconds',
+      help: "From a send's due time (its retry time for a retry) to the provider accepting it",
+      labelNames: ['channel'],
+      buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900],
+      registers,
+    });
+    this.webhookDeliveries = new client.Counter({
+      name: 'herald_webhook_deliveries_total',
+      help: 'Webhook delivery attempts by result: delivered, retry, failed (for good), stale (lease taken over meanwhile)',
+      labelNames: ['outcome'],
+      registers,
+    });
+
+    const queue = cachedRead(() => readQueueDepths(db));
+    new client.Gauge({
+      name: 'herald_queue_sends',
+      help: 'Sends in the queue (whole database): due (claimable now), scheduled (due later: delays and retries), in_flight (claimed by a worker)',
+      labelNames: ['state'],
+      registers,
+      async collect() {
+        const depths = await queue();
+        for (const [state, value] of Object.entries(depths.sends)) this.set({ state }, value);
+      },
+    });
+    new client.Gauge({
+      name: 'herald_webhook_backlog',
+      help: 'Webhook deliveries not finished (whole database): due, scheduled (next attempt later), in_flight',
+      labelNames: ['state'],
+      registers,
+      async collect() {
+        const depths = await queue();
+        for (const [state, value] of Object.entries(depths.webhooks)) this.set({ state }, value);
+      },
+    });
+
+    const pool = db.pool;
+    if (pool) {
+      // SQLite has one synchronous connection and no pool: these are PostgreSQL only.
+      new client.Gauge({ name: 'herald_db_pool_connections', help: 'PostgreSQL pool connections of this process: total (open) and idle', labelNames: ['state'], registers, collect() {
+        this.set({ state: 'total' }, pool.totalCount);
+        this.set({ state: 'idle' }, pool.idleCount);
+      } });
+      new client.Gauge({ name: 'herald_db_pool_waiting', help: 'Queries of this process waiting for a free PostgreSQL pool connection', registers, collect() {
+        this.set(pool.waitingCount);
+      } });
+      new client.Gauge({ name: 'herald_db_pool_max', help: 'PostgreSQL pool size of this process', registers }).set(pool.options.max ?? 10);
+    }
+  }
+
+  /** `route` is the route's pattern (`/t/c/:token`), never the URL: no ids, tokens or keys in a label. */
+  httpRequest(method: string, route: string, status: number, seconds: number): void {
+    const labels = { method, route, status: String(status) };
+    this.httpRequests.inc(labels);
+    this.httpDuration.observe(labels, seconds);
+  }
+
+  sendFinished(channel: string, outcome: SendOutcome, lagMs?: number): void {
+    this.sends.inc({ channel, outcome });
+    if (lagMs !== undefined) this.sendLag.observe({ channel }, Math.max(0, lagMs) / 1000);
+  }
+
+  webhookAttempt(outcome: string): void {
+    this.webhookDeliveries.inc({ outcome });
+  }
+
+  /** The text exposition: this process's registry and the Node process metrics. */
+  async render(): Promise<{ contentType: string; body: string }> {
+    const own = await this.registry.metrics();
+    return { contentType: this.registry.contentType, body: (await processRegistry().metrics()) + own };
+  }
+}
+
+export type SendOutcome = 'sent' | 'optout' | 'rejected' | 'error' | 'retry' | 'lease_lost';
+
+let processMetrics: client.Registry | undefined;
+
+/** CPU, memory, event loop and GC: once per Node process, however many Heralds it runs (tests). */
+function processRegistry(): client.Registry {
+  if (!processMetrics) {
+    processMetrics = new client.Registry();
+    client.collectDefaultMetrics({ register: processMetrics });
+  }
+  return processMetrics;
+}
+
+interface Depths {
+  sends: { due: number; scheduled: number; in_flight: number };
+  webhooks: { due: number; scheduled: number; in_flight: number };
+}
+
+/**
+ * Two counting queries, each a range scan of the (status, due time) index over the unfinished
+ * statuses only (sends_due, webhook_deliveries_due): finished rows, the bulk of both tables,
+ * are never read. A large backlog still costs a scan of it, so the result is kept a second.
+ */
+async function readQueueDepths(db: Db): Promise<Depths> {
+  const now = Date.now();
+  const [sends, webhooks] = await Promise.all([
+    db.kysely
+      .selectFrom('sends')
+      .select((eb) => [
+        eb.fn.sum<number>(eb.case().when(eb.and([eb('status', 'in', ['pending', 'queued']), eb('due_at', '<=', now)])).then(1).else(0).end()).as('due'),
+        eb.fn.sum<number>(eb.case().when(eb.and([eb('status', 'in', ['pending', 'queued']), eb('due_at', '>', now)])).then(1).else(0).end()).as('scheduled'),
+        eb.fn.sum<number>(eb.case().when('status', '=', 'sending').then(1).else(0).end()).as('in_flight'),
+      ])
+      .where('status', 'in', ['pending', 'queued', 'sending'])
+      .executeTakeFirst(),
+    db.kysely
+      .selectFrom('webhook_deliveries')
+      .select((eb) => [
+        eb.fn.sum<number>(eb.case().when(eb.and([eb('status', '=', 'pending'), eb('next_attempt_at', '<=', now)])).then(1).else(0).end()).as('due'),
+        eb.fn.sum<number>(eb.case().when(eb.and([eb('status', '=', 'pending'), eb('next_attempt_at', '>', now)])).then(1).else(0).end()).as('scheduled'),
+        eb.fn.sum<number>(eb.case().when('status', '=', 'delivering').then(1).else(0).end()).as('in_flight'),
+      ])
+      .where('status', 'in', ['pending', 'delivering'])
+      .executeTakeFirst(),
+  ]);
+  const n = (v: unknown) => Number(v ?? 0);
+  return {
+    sends: { due: n(sends?.due), scheduled: n(sends?.scheduled), in_flight: n(sends?.in_flight) },
+    webhooks: { due: n(webhooks?.due), scheduled: n(webhooks?.scheduled), in_flight: n(webhooks?.in_flight) },
+  };
+}
+
+const QUEUE_CACHE_MS = 1_000;
+
+/** One read serves every gauge of a scrape, and scrapes within a second of each other. */
+function cachedRead<T>(read: () => Promise<T>): () => Promise<T> {
+  let last: { at: number; value: Promise<T> } | undefined;
+  return () => {
+    const now = Date.now();
+    if (!last || now - last.at >= QUEUE_CACHE_MS) {
+      const value = read();
+      last = { at: now, value };
+      // A failed read is not kept: the next scrape tries again.
+      value.catch(() => {
+        if (last?.value === value) last = undefined;
+      });
+    }
+    return last.value;
+  };
+}
