@@ -42,7 +42,7 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 
 /** Builds the whole HTTP application; never listens (tests call app.inject()). */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
-  const app = createFastify(deps.logger ?? createLogger(deps.config.logLevel));
+  const app = createFastify(deps.logger ?? createLogger(deps.config.logLevel), deps.config.trustProxy);
   const metrics = deps.metrics ?? new HeraldMetrics(deps.db, { role: 'api', version: VERSION });
   installHttpMetrics(app, metrics);
   // Only JSON bodies are accepted: other content types answer 415.
@@ -94,9 +94,11 @@ export async function buildOpsApp(deps: { config: Config; db: Db; logger: Logger
   return app;
 }
 
-function createFastify(logger: Logger) {
+function createFastify(logger: Logger, trustProxy: readonly string[] = []) {
   return Fastify({
     loggerInstance: logger as FastifyBaseLogger,
+    // request.ip (throttles, logs) is the socket's peer unless that peer is a listed proxy.
+    trustProxy: trustProxy.length > 0 ? [...trustProxy] : false,
     genReqId: () => randomUUID(),
     // Ids are always ours: a client-sent x-request-id is not trusted into the logs.
     requestIdHeader: false,

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import ipaddr from 'ipaddr.js';
 
 /** Everything Herald reads from its environment, parsed once at boot (interfaces.md). */
 export interface Config {
@@ -24,6 +25,11 @@ export interface Config {
   readonly metricsToken: string | undefined;
   /** When set, /metrics (with /healthz and /readyz) is served on this port instead of PORT; a worker listens only there. */
   readonly metricsPort: number | undefined;
+  /**
+   * Reverse proxies whose `X-Forwarded-For` is believed (addresses, CIDR ranges or `loopback`,
+   * `linklocal`, `uniquelocal`); unset: the client address is the socket's peer.
+   */
+  readonly trustProxy: readonly string[] | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -54,6 +60,7 @@ export function loadConfig(env: Env = process.env): Config {
     sendLeaseSeconds: intVar(env, 'SEND_LEASE_SECONDS', 120, 1, 86_400),
     metricsToken: metricsToken(env),
     metricsPort: metricsPort(env, port),
+    trustProxy: trustProxy(env),
   });
 }
 
@@ -72,6 +79,29 @@ function metricsPort(env: Env, port: number): number | undefined {
   const value = intVar(env, 'METRICS_PORT', 0, 0, 65535);
   if (value !== 0 && value === port) throw new ConfigError(`METRICS_PORT must differ from PORT (${port})`);
   return value;
+}
+
+const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/** A list only: trusting every hop (`true`) would let any client choose the address it is throttled by. */
+function trustProxy(env: Env): readonly string[] | undefined {
+  const raw = env.TRUST_PROXY?.trim();
+  if (!raw) return undefined;
+  const entries = raw.split(',').map((entry) => entry.trim());
+  for (const entry of entries) {
+    if (PROXY_RANGE_NAMES.has(entry) || ipaddr.isValid(entry) || isCidr(entry)) continue;
+    throw new ConfigError(`TRUST_PROXY must list proxy addresses, CIDR ranges, loopback, linklocal or uniquelocal, got '${entry}'`);
+  }
+  return Object.freeze(entries);
+}
+
+function isCidr(entry: string): boolean {
+  try {
+    ipaddr.parseCIDR(entry);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** The generated secret lives beside the database so restarts keep signed links and stored keys valid. */
