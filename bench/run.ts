@@ -11,6 +11,7 @@
  *                         the burst's throughput, at most 200, so that it measures latency, not a queue)
  *   BENCH_ONLY            run only the lines whose name contains one of these comma-separated
  *                         words (e.g. `leads,dispatch`; for profiling with node --cpu-prof)
+ *   BENCH_PROFILE_WINDOW  print the dispatch burst's time window for bench/cpu-split.mjs (with node --cpu-prof)
  *   BENCH_ROLE            role of the Herald under HTTP load: api (default; the API process of a
  *                         scale-out, no dispatcher competing for the CPU) or all (npm start)
  *   BENCH_SMTP_CONNECTIONS  SMTP pool size for the dispatch runs (default: Herald's, 5); set through
