@@ -1,12 +1,14 @@
 import type { Engine } from '../src/db/connect.js';
 import type { LoadResult } from './load.js';
 import type { Kind } from './scenarios/api.js';
+import type { CeilingResult } from './scenarios/ceiling.js';
 import type { DispatchResult } from './scenarios/dispatch.js';
 
 /** The targets (never a failing exit: a miss is printed, the run still succeeds). */
 export const TARGETS = {
-  sqlite: { write: 0.15, trigger: 0.1, dispatchPerSecond: 300 as number | undefined },
-  postgres: { write: 0.05, trigger: 0.04, dispatchPerSecond: undefined as number | undefined },
+  /** dispatchOfCeiling: the burst's rate as a share of the bare nodemailer pool's (issue 9). */
+  sqlite: { write: 0.15, trigger: 0.1, dispatchPerSecond: 300 as number | undefined, dispatchOfCeiling: 0.85 as number | undefined },
+  postgres: { write: 0.05, trigger: 0.04, dispatchPerSecond: undefined as number | undefined, dispatchOfCeiling: undefined as number | undefined },
   writeP99Ms: 25,
   dispatchP99Ms: 1000,
 };
@@ -56,26 +58,49 @@ export function apiRow(engine: Engine, name: string, kind: Kind, result: LoadRes
   };
 }
 
-export function dispatchRow(engine: Engine, result: DispatchResult, paced: boolean): Row {
+/** The bare nodemailer pool, measured just before and just after the dispatch runs: their mean is the ceiling. */
+export function ceilingRow(runs: CeilingResult[], connections: string, inFlight: number): Row {
+  const rates = runs.map((r) => r.perSecond);
+  return {
+    name: `ceiling: bare nodemailer pool, ${inFlight} in flight`,
+    rate: rates.reduce((a, b) => a + b, 0) / runs.length,
+    p50: runs.reduce((a, r) => a + r.p50, 0) / runs.length,
+    p99: Math.max(...runs.map((r) => r.p99)),
+    ratio: 1,
+    target: '',
+    verdict: '',
+    note: `${connections} connections; ${rates.map(fmt).join(' before, ')} after; ${(runs.reduce((a, r) => a + r.cpuMsPerMessage, 0) / runs.length).toFixed(2)} ms CPU per message`,
+  };
+}
+
+/** `ceilingPerSecond`: the bare pool's rate in this run; the burst is judged against it. */
+export function dispatchRow(engine: Engine, result: DispatchResult, paced: boolean, ceilingPerSecond?: number): Row {
   const minRate = TARGETS[engine].dispatchPerSecond;
+  const minShare = TARGETS[engine].dispatchOfCeiling;
+  const ratio = paced || ceilingPerSecond === undefined ? undefined : result.perSecond / ceilingPerSecond;
   const clean = result.failed === 0 && result.missing === 0;
   // A burst's latency is its queue (the last of 2,000 waits for the 1,999 before it): the
-  // due-to-delivered target is judged on the paced run, the throughput target on the burst.
-  const target = paced ? `p99<${TARGETS.dispatchP99Ms}` : minRate !== undefined ? `≥${minRate}/s` : '';
-  const ok = paced ? result.p99 < TARGETS.dispatchP99Ms : minRate === undefined || result.perSecond >= minRate;
+  // due-to-delivered target is judged on the paced run, the throughput targets on the burst.
+  const targets = paced
+    ? [`p99<${TARGETS.dispatchP99Ms}`]
+    : [minRate !== undefined ? `≥${minRate}/s` : '', minShare !== undefined && ratio !== undefined ? `≥${pct(minShare)}` : ''].filter(Boolean);
+  const ok = paced
+    ? result.p99 < TARGETS.dispatchP99Ms
+    : (minRate === undefined || result.perSecond >= minRate) && (minShare === undefined || ratio === undefined || ratio >= minShare);
   return {
     name: result.name,
     rate: result.perSecond,
     p50: result.p50,
     p99: result.p99,
-    target,
-    verdict: target === '' && clean ? '' : ok && clean ? 'PASS' : 'MISS',
+    ratio,
+    target: targets.join(', '),
+    verdict: targets.length === 0 && clean ? '' : ok && clean ? 'PASS' : 'MISS',
     note: `${result.cpuMsPerSend.toFixed(1)} ms CPU per send` + (clean ? '' : `; ${result.failed} not sent, ${result.missing} missing at the sink`),
   };
 }
 
-export function printTable(title: string, rows: Row[], labels = { rate: 'req/s', latency: 'ms' }): void {
-  const header = ['', labels.rate, `p50 ${labels.latency}`, `p99 ${labels.latency}`, 'vs bare', 'target', ''];
+export function printTable(title: string, rows: Row[], labels = { rate: 'req/s', latency: 'ms', ratio: 'vs bare' }): void {
+  const header = ['', labels.rate, `p50 ${labels.latency}`, `p99 ${labels.latency}`, labels.ratio, 'target', ''];
   const lines = rows.map((r) => [
     r.name,
     fmt(r.rate),

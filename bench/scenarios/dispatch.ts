@@ -71,7 +71,10 @@ export async function benchDispatch(options: {
 
     const burstCampaign = await immediate('Bench burst');
     const now = Date.now();
+    const burstFrom = process.hrtime.bigint() / 1000n;
     const burst = await queueAndWait(worker, fixtures, sink, burstCampaign.id, 'queued', Array.from({ length: options.burst }, () => now));
+    // The window to read a --cpu-prof profile in (its timestamps are this clock's, in µs): bench/cpu-split.mjs.
+    if (process.env.BENCH_PROFILE_WINDOW) console.error(`burst window (µs): ${burstFrom} ${process.hrtime.bigint() / 1000n}`);
 
     const burstResult = summarise(`dispatch burst: ${options.burst} due at once`, burst);
 
