@@ -26,7 +26,7 @@ interface AjvError {
 
 /** Turns ajv's errors into `details` whose paths name the member at fault, never the root. */
 export function validationDetails(errors: AjvError[]): Problem[] {
-  return errors.map((e) => {
+  return collapseUnions(errors).map((e) => {
     if (e.keyword === 'required') return { path: `${e.instancePath}/${String(e.params.missingProperty)}`, message: 'is required' };
     if (e.keyword === 'additionalProperties') {
       return { path: `${e.instancePath}/${String(e.params.additionalProperty)}`, message: 'is not an accepted member' };
@@ -35,6 +35,32 @@ export function validationDetails(errors: AjvError[]): Problem[] {
     if (e.instancePath === '' && e.keyword === 'type') return { path: '/', message: 'the request body must be a JSON object' };
     return { path: e.instancePath || '/', message: e.message ?? 'is invalid' };
   });
+}
+
+/**
+ * ajv reports a value checked against a union (`anyOf`) once per branch, plus the union itself.
+ * Where the value fails inside the branch whose type it has, only those errors are about it;
+ * where it has no branch's type, or is none of a union's constants, the complaints become one.
+ */
+function collapseUnions(errors: AjvError[]): AjvError[] {
+  const unionPaths = new Set(errors.filter((e) => e.keyword === 'anyOf').map((e) => e.instancePath));
+  if (unionPaths.size === 0) return errors;
+  const collapsed: AjvError[] = errors.filter((e) => !unionPaths.has(e.instancePath));
+  for (const path of unionPaths) {
+    const atPath = errors.filter((e) => e.instancePath === path && e.keyword !== 'anyOf');
+    const types = atPath.filter((e) => e.keyword === 'type').map((e) => String(e.params.type));
+    const inner = atPath.filter((e) => e.keyword !== 'type');
+    const failedInside = inner.length > 0 || errors.some((e) => e.instancePath.startsWith(`${path}/`));
+    if (inner.length > 0 && inner.every((e) => e.keyword === 'const')) {
+      const allowed = inner.map((e) => JSON.stringify(e.params.allowedValue)).join(', ');
+      collapsed.push({ instancePath: path, keyword: 'enum', params: {}, message: `must be one of ${allowed}` });
+    } else if (failedInside) {
+      collapsed.push(...inner);
+    } else {
+      collapsed.push({ instancePath: path, keyword: 'type', params: {}, message: `must be ${types.join(' or ')}` });
+    }
+  }
+  return collapsed;
 }
 
 /** Fastify's own errors (body parsing, validation) mapped onto our codes. */

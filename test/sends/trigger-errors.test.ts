@@ -227,3 +227,22 @@ describe('tenant isolation', () => {
     assert.equal(row.status, 'pending', "B's pending send is untouched");
   });
 });
+
+describe('trigger: details of a lead that fits neither form', () => {
+  test('a lead object failing inside is named by its members only, not by the string form it is not', async () => {
+    const s = await setup();
+    const res = await s.api.post('/api/campaigns/trigger', { campaignId: s.campaignId, lead: { email: s.email, name: 5, bogus: 1 } });
+    assert.equal(res.status, 400);
+    assert.deepEqual(res.body.details, [
+      { path: '/lead/name', message: 'must be string' },
+      { path: '/lead/bogus', message: 'is not an accepted member' },
+    ]);
+  });
+
+  test('a lead of neither type gets one line naming both', async () => {
+    const s = await setup();
+    const res = await s.api.post('/api/campaigns/trigger', { campaignId: s.campaignId, lead: 5 });
+    assert.equal(res.status, 400);
+    assert.deepEqual(res.body.details, [{ path: '/lead', message: 'must be string or object' }]);
+  });
+});
