@@ -34,6 +34,27 @@ async function pgTransaction<T>(kysely: Kysely<Database>, fn: (tx: Tx) => Promis
 }
 
 /**
+ * A read-only transaction: several reads from one snapshot, outside the commit queue (no
+ * savepoint, no commit to wait for, no fsync). On SQLite it holds the one connection for its
+ * reads (a deferred `begin` never takes the write lock); on PostgreSQL it is REPEATABLE READ, so
+ * every statement sees the same snapshot, as SQLite's does.
+ */
+export async function inReadTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  return db.kysely.connection().execute(async (conn) => {
+    await sql.raw(db.engine === 'sqlite' ? 'begin' : 'begin isolation level repeatable read read only').execute(conn);
+    let result: T;
+    try {
+      result = await fn(conn);
+    } catch (err) {
+      await sql.raw('rollback').execute(conn).catch(() => undefined);
+      throw err;
+    }
+    await sql.raw('commit').execute(conn);
+    return result;
+  });
+}
+
+/**
  * A transaction that must not wait behind API requests: the outcome of a send the server has
  * accepted (until it commits, a crash means sending that message again) and lease renewals.
  * On SQLite it goes to the front of the commit queue and cuts the group being run short; on

@@ -2,14 +2,12 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { Db } from '../db/connect.js';
 import type { Tx } from '../db/transaction.js';
-import { inTransaction } from '../db/transaction.js';
 import { getWhatsAppCredentials } from '../modules/accounts/whatsapp-credentials.js';
 import type { Campaign } from '../modules/campaigns/campaign.js';
-import { findCampaign } from '../modules/campaigns/campaigns.service.js';
-import { getContactProfile, type ContactProfile } from '../modules/contacts/contacts.service.js';
-import { missingAddressReason, reentryBlock } from '../modules/sends/recipient-rules.js';
+import type { ContactProfile } from '../modules/contacts/contacts.service.js';
 import { DeliveryError, type Channel, type DeliveryReceipt } from './channels/channel.js';
 import { claimDueSends, nextDueAt, type ClaimedSend } from './claim.js';
+import { checkAtDueTime, type Verdict } from './due-checks.js';
 import { LeaseKeeper } from './leases.js';
 import { finishUndelivered, recordSent, requeue } from './outcome.js';
 import type { SendOutcome } from '../ops/metrics.js';
@@ -121,7 +119,7 @@ export class Dispatcher {
   /** Claims one batch and delivers it, waiting for the results (tests and benchmarks). */
   async runOnce(): Promise<number> {
     const claimed = await this.claim(this.concurrency);
-    await Promise.all(claimed.map((send) => this.process(send)));
+    await Promise.all(this.processBatch(claimed));
     return claimed.length;
   }
 
@@ -150,7 +148,7 @@ export class Dispatcher {
         } catch (err) {
           this.options.logger.error({ err }, 'claiming sends failed');
         }
-        for (const send of claimed) this.track(this.process(send));
+        for (const work of this.processBatch(claimed)) this.track(work);
       }
       if (this.stopping) break;
       // A full batch means more may be due: go again at once.
@@ -194,20 +192,33 @@ export class Dispatcher {
     this.wake = undefined;
   }
 
-  /** One claimed send: the due-time checks, delivery, and its fenced outcome. Never throws. */
-  private async process(send: ClaimedSend): Promise<void> {
+  /**
+   * A claimed batch: the due-time checks of all its sends in one read, then each send on its
+   * own (delivery and its fenced outcome). The returned promises never reject.
+   */
+  private processBatch(claimed: ClaimedSend[]): Promise<void>[] {
+    if (claimed.length === 0) return [];
+    const now = this.now();
+    const checks = checkAtDueTime(this.options.db, claimed, now).then((verdicts) => ({ verdicts, now }));
+    // A failed read fails each send of the batch (a temporary failure, retried), in process().
+    checks.catch(() => undefined);
+    return claimed.map((send) => this.process(send, checks));
+  }
+
+  /** One claimed send: its due-time verdict, delivery, and its fenced outcome. Never throws. */
+  private async process(send: ClaimedSend, checks: Promise<{ verdicts: Map<string, Verdict>; now: number }>): Promise<void> {
     try {
-      await this.deliverAndRecord(send);
+      await this.deliverAndRecord(send, checks);
     } finally {
       this.leases.release(send);
     }
   }
 
-  private async deliverAndRecord(send: ClaimedSend): Promise<void> {
+  private async deliverAndRecord(send: ClaimedSend, checks: Promise<{ verdicts: Map<string, Verdict>; now: number }>): Promise<void> {
     const { db, logger } = this.options;
     let delivered: { campaign: Campaign; contact: ContactProfile; to: string; receipt: DeliveryReceipt };
     try {
-      const ready = await this.checkAtDueTime(send);
+      const ready = await this.readyAtDueTime(send, checks);
       if (!ready) return;
       const { campaign, contact, to } = ready;
       const whatsapp = campaign.channel === 'whatsapp' ? await getWhatsAppCredentials(db, this.options.config, send.account_id) : null;
@@ -261,29 +272,14 @@ export class Dispatcher {
   }
 
   /**
-   * Checks run again when a send comes due (decisions.md): a deactivated campaign ends it in
-   * error, an opt-out in Optout, a receipt meanwhile in Rejected, a missing address in error.
-   * A test send from the admin panel skips the campaign's activation and re-entry rules (it is
-   * how a draft is tried out), never the opt-out. The contact's profile is read in the same
-   * transaction: it is what the message is rendered from, and it holds the opt-out flag and
-   * the addresses in order (the first is the primary one).
+   * The send's verdict from its batch's due-time checks (due-checks.ts); a send that does not
+   * go out is ended here. Undefined when it does not go out.
    */
-  private async checkAtDueTime(send: ClaimedSend) {
-    const { db } = this.options;
-    const now = this.now();
-    type Verdict = { end: 'error' | 'optout' | 'rejected'; reason: string | null } | { campaign: Campaign; contact: ContactProfile; to: string };
-    const verdict = await inTransaction(db, async (tx): Promise<Verdict> => {
-      const [campaign, contact] = await Promise.all([findCampaign(tx, send.account_id, send.campaign_id), getContactProfile(tx, send.account_id, { id: send.contact_id })]);
-      if (!campaign || (!campaign.active && !send.test)) return { end: 'error', reason: 'campaign not active' };
-      if (!contact) return { end: 'error', reason: 'contact not found' };
-      if (contact.optedOut) return { end: 'optout', reason: null };
-      if (!send.test && (await reentryBlock(tx, campaign, send.contact_id, now, send.id))) return { end: 'rejected', reason: null };
-      const to = campaign.channel === 'email' ? contact.emails[0] : contact.phones[0];
-      if (!to) return { end: 'error', reason: missingAddressReason(campaign.channel) };
-      return { campaign, contact, to };
-    });
+  private async readyAtDueTime(send: ClaimedSend, checks: Promise<{ verdicts: Map<string, Verdict>; now: number }>) {
+    const { verdicts, now } = await checks;
+    const verdict = verdicts.get(send.id)!;
     if ('end' in verdict) {
-      await finishUndelivered(db, send, verdict.end, verdict.reason, now);
+      await finishUndelivered(this.options.db, send, verdict.end, verdict.reason, now);
       this.options.metrics?.sendFinished(send.channel, verdict.end);
       return undefined;
     }

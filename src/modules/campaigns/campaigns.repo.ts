@@ -43,6 +43,26 @@ export async function selectCampaignWithWebhooks(q: Q, accountId: string, campai
   return { row, webhooks: rows.flatMap((r) => (r.webhook_url === null ? [] : [r.webhook_url])) };
 }
 
+/** Like selectCampaignWithWebhooks for several campaigns at once (by id; the caller checks the account). */
+export async function selectCampaignsWithWebhooks(q: Q, campaignIds: string[]): Promise<{ row: CampaignsTable; webhooks: string[] }[]> {
+  const rows = await q
+    .selectFrom('campaigns as c')
+    .leftJoin('campaign_webhooks as w', (join) => join.onRef('w.campaign_id', '=', 'c.id').onRef('w.account_id', '=', 'c.account_id'))
+    .selectAll('c')
+    .select('w.url as webhook_url')
+    .where('c.id', 'in', campaignIds)
+    .orderBy('c.id')
+    .orderBy('w.position')
+    .execute();
+  const found = new Map<string, { row: CampaignsTable; webhooks: string[] }>();
+  for (const { webhook_url, ...row } of rows) {
+    let campaign = found.get(row.id);
+    if (!campaign) found.set(row.id, (campaign = { row, webhooks: [] }));
+    if (webhook_url !== null) campaign.webhooks.push(webhook_url);
+  }
+  return [...found.values()];
+}
+
 export async function campaignExists(q: Q, accountId: string, campaignId: string): Promise<boolean> {
   const row = await q.selectFrom('campaigns').select('id').where('account_id', '=', accountId).where('id', '=', campaignId).executeTakeFirst();
   return row !== undefined;

@@ -77,6 +77,17 @@ export async function findCampaign(kysely: Kysely<Database>, accountId: string, 
   return found && toCampaign(found.row, found.webhooks);
 }
 
+/** Several campaigns by id, each given with its account: keyed by id, absent when not that account's. */
+export async function findCampaigns(kysely: Kysely<Database>, campaigns: { accountId: string; campaignId: string }[]): Promise<Map<string, Campaign>> {
+  const accountOf = new Map(campaigns.map((c) => [c.campaignId, c.accountId]));
+  const found = new Map<string, Campaign>();
+  if (accountOf.size === 0) return found;
+  for (const { row, webhooks } of await repo.selectCampaignsWithWebhooks(kysely, [...accountOf.keys()])) {
+    if (accountOf.get(row.id) === row.account_id) found.set(row.id, toCampaign(row, webhooks));
+  }
+  return found;
+}
+
 /** Like findCampaign, but an unknown id is an error (CAMPAIGN_NOT_FOUND, or ACCOUNT_NOT_FOUND). */
 export async function getCampaign(db: Db, accountId: string, campaignId: string): Promise<Campaign> {
   return (await findCampaign(db.kysely, accountId, campaignId)) ?? notFound(db.kysely, accountId);

@@ -316,6 +316,63 @@ export class ContactsRepo {
     return rows.map((r) => r.tracker);
   }
 
+  // The same lists for many contacts at once (the dispatcher's due-time checks), by contact id
+  // alone: each table's contact_id index serves it. Every row carries its account_id, and the
+  // caller keeps only the rows of the account it asked for; rows come in each list's order.
+
+  async getContacts(contactIds: string[]): Promise<ContactsTable[]> {
+    return this.q.selectFrom('contacts').selectAll().where('id', 'in', contactIds).execute();
+  }
+
+  async listEmailsOf(contactIds: string[]) {
+    return this.q.selectFrom('contact_emails').select(['account_id', 'contact_id', 'email']).where('contact_id', 'in', contactIds).orderBy('contact_id').orderBy('position').execute();
+  }
+
+  async listPhonesOf(contactIds: string[]) {
+    return this.q.selectFrom('contact_phones').select(['account_id', 'contact_id', 'phone']).where('contact_id', 'in', contactIds).orderBy('contact_id').orderBy('position').execute();
+  }
+
+  async listTagsOf(contactIds: string[]) {
+    return this.q.selectFrom('contact_tags').select(['account_id', 'contact_id', 'tag']).where('contact_id', 'in', contactIds).orderBy('contact_id').orderBy('tag').execute();
+  }
+
+  async listFieldValuesOf(contactIds: string[]) {
+    return this.q
+      .selectFrom('contact_field_values as v')
+      .innerJoin('custom_fields as f', (join) => join.onRef('f.id', '=', 'v.field_id').onRef('f.account_id', '=', 'v.account_id'))
+      .select(['v.account_id', 'v.contact_id', 'f.name', 'v.value'])
+      .where('v.contact_id', 'in', contactIds)
+      .orderBy('v.contact_id')
+      .orderBy('f.name_key')
+      .execute();
+  }
+
+  async listKpisOf(contactIds: string[]) {
+    return this.q.selectFrom('contact_kpis').select(['account_id', 'contact_id', 'kpi_id', 'value_micros']).where('contact_id', 'in', contactIds).orderBy('contact_id').orderBy('kpi_id').execute();
+  }
+
+  async listNotesOf(contactIds: string[]) {
+    return this.q
+      .selectFrom('contact_notes')
+      .select(['account_id', 'contact_id', 'text', 'created_by', 'created_at'])
+      .where('contact_id', 'in', contactIds)
+      .orderBy('contact_id')
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+  }
+
+  async listTrackersOf(contactIds: string[]) {
+    return this.q
+      .selectFrom('trackers')
+      .select(['account_id', 'contact_id', 'tracker'])
+      .where('contact_id', 'in', contactIds)
+      .orderBy('contact_id')
+      .orderBy('linked_at')
+      .orderBy('tracker')
+      .execute();
+  }
+
   /** Number of contacts changed: 0 when the id is unknown in this account. */
   async setFlags(accountId: string, contactId: string, values: { archived?: 0 | 1; opted_out?: 0 | 1; updated_at: number }): Promise<number> {
     const result = await this.q.updateTable('contacts').set(values).where('account_id', '=', accountId).where('id', '=', contactId).executeTakeFirst();

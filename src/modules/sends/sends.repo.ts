@@ -95,6 +95,24 @@ function lastReceiptQuery(tx: Tx, accountId: string, campaignId: string, contact
   return query;
 }
 
+/**
+ * The receipts (as lastReceipt counts them) of several campaign and contact pairs at once:
+ * one row per receiving send, for the caller to take the latest of each pair but the send it
+ * checks. Rows of another account than the pair's are the caller's to drop.
+ */
+export async function receiptsOf(tx: Tx, pairs: { campaignId: string; contactId: string }[]) {
+  if (pairs.length === 0) return [];
+  const rows = await tx
+    .selectFrom('sends')
+    .select(['id', 'account_id', 'campaign_id', 'contact_id', sql<number>`coalesce(sent_at, created_at)`.as('at')])
+    .where('campaign_id', 'in', [...new Set(pairs.map((p) => p.campaignId))])
+    .where('contact_id', 'in', [...new Set(pairs.map((p) => p.contactId))])
+    .where('status', 'in', RECEIVED)
+    .where('test', '=', 0)
+    .execute();
+  return rows.map((r) => ({ ...r, at: Number(r.at) }));
+}
+
 /** Sends counted against the monthly allowance since `since`; test sends from the admin panel never count. */
 export async function countSendsSince(tx: Tx, accountId: string, since: number): Promise<number> {
   const row = await tx

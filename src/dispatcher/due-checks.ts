@@ -1,0 +1,62 @@
+import type { Db } from '../db/connect.js';
+import { inReadTransaction } from '../db/transaction.js';
+import type { Campaign } from '../modules/campaigns/campaign.js';
+import { findCampaigns } from '../modules/campaigns/campaigns.service.js';
+import { getContactProfiles, type ContactProfile } from '../modules/contacts/contacts.service.js';
+import { missingAddressReason, rejectedByReentry } from '../modules/sends/recipient-rules.js';
+import { receiptsOf } from '../modules/sends/sends.repo.js';
+import type { ClaimedSend } from './claim.js';
+
+/** What a due send comes to: ended without delivery, or ready to go to `to`. */
+export type Verdict = { end: 'error' | 'optout' | 'rejected'; reason: string | null } | { campaign: Campaign; contact: ContactProfile; to: string };
+
+/**
+ * The checks that run again when a send comes due (decisions.md), for a whole claimed batch
+ * in one read-only transaction: a statement per table for all its sends, instead of a write
+ * transaction (a savepoint in the commit queue) per send. A deactivated campaign ends a send in
+ * error, an opt-out in Optout, a receipt meanwhile in Rejected, a missing address in error. A
+ * test send from the admin panel skips the campaign's activation and re-entry rules (it is how
+ * a draft is tried out), never the opt-out. The contact's profile is read in the same
+ * snapshot: it is what the message is rendered from, and it holds the opt-out flag and the
+ * addresses in order (the first is the primary one).
+ */
+export async function checkAtDueTime(db: Db, sends: ClaimedSend[], now: number): Promise<Map<string, Verdict>> {
+  const verdicts = new Map<string, Verdict>();
+  if (sends.length === 0) return verdicts;
+  const checkReentry = sends.filter((s) => !s.test);
+  const { campaigns, contacts, receipts } = await inReadTransaction(db, async (tx) => {
+    const [campaigns, contacts, receipts] = await Promise.all([
+      findCampaigns(tx, sends.map((s) => ({ accountId: s.account_id, campaignId: s.campaign_id }))),
+      getContactProfiles(tx, sends.map((s) => ({ accountId: s.account_id, contactId: s.contact_id }))),
+      receiptsOf(tx, checkReentry.map((s) => ({ campaignId: s.campaign_id, contactId: s.contact_id }))),
+    ]);
+    return { campaigns, contacts, receipts };
+  });
+  for (const send of sends) {
+    // Ids are unique across accounts, and the readers above drop rows of another account.
+    const campaign = campaigns.get(send.campaign_id);
+    const contact = contacts.get(send.contact_id);
+    verdicts.set(send.id, verdictOf(send, campaign, contact, now, () => lastReceiptAt(receipts, send)));
+  }
+  return verdicts;
+}
+
+function verdictOf(send: ClaimedSend, campaign: Campaign | undefined, contact: ContactProfile | undefined, now: number, lastReceipt: () => number | undefined): Verdict {
+  if (!campaign || (!campaign.active && !send.test)) return { end: 'error', reason: 'campaign not active' };
+  if (!contact) return { end: 'error', reason: 'contact not found' };
+  if (contact.optedOut) return { end: 'optout', reason: null };
+  if (!send.test && rejectedByReentry(campaign, lastReceipt(), now)) return { end: 'rejected', reason: null };
+  const to = campaign.channel === 'email' ? contact.emails[0] : contact.phones[0];
+  if (!to) return { end: 'error', reason: missingAddressReason(campaign.channel) };
+  return { campaign, contact, to };
+}
+
+/** When the send's contact last received its campaign, the send itself aside (lastReceipt's rule). */
+function lastReceiptAt(receipts: Awaited<ReturnType<typeof receiptsOf>>, send: ClaimedSend): number | undefined {
+  let latest: number | undefined;
+  for (const r of receipts) {
+    if (r.id === send.id || r.account_id !== send.account_id || r.campaign_id !== send.campaign_id || r.contact_id !== send.contact_id) continue;
+    if (latest === undefined || r.at > latest) latest = r.at;
+  }
+  return latest;
+}
