@@ -29,18 +29,9 @@ export async function selectCampaign(q: Q, accountId: string, campaignId: string
  * null URL when there is none.
  */
 export async function selectCampaignWithWebhooks(q: Q, accountId: string, campaignId: string): Promise<{ row: CampaignsTable; webhooks: string[] } | undefined> {
-  const rows = await q
-    .selectFrom('campaigns as c')
-    .leftJoin('campaign_webhooks as w', (join) => join.onRef('w.campaign_id', '=', 'c.id').onRef('w.account_id', '=', 'c.account_id'))
-    .selectAll('c')
-    .select('w.url as webhook_url')
-    .where('c.account_id', '=', accountId)
-    .where('c.id', '=', campaignId)
-    .orderBy('w.position')
-    .execute();
-  if (rows.length === 0) return undefined;
-  const { webhook_url: _, ...row } = rows[0]!;
-  return { row, webhooks: rows.flatMap((r) => (r.webhook_url === null ? [] : [r.webhook_url])) };
+  const [found] = await selectCampaignsWithWebhooks(q, [campaignId]);
+  // Ids are unique across accounts: another account's campaign is simply not found.
+  return found?.row.account_id === accountId ? found : undefined;
 }
 
 /** Like selectCampaignWithWebhooks for several campaigns at once (by id; the caller checks the account). */
