@@ -3,6 +3,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
+import type { AppDeps } from './deps.js';
 import { VERSION } from './version.js';
 import type { Db } from './db/connect.js';
 import { createAuthHook } from './http/auth.js';
@@ -26,17 +27,8 @@ import { HeraldMetrics } from './ops/metrics.js';
 import { installHttpMetrics, registerOpsRoutes } from './ops/ops.routes.js';
 import type { LoopHealth } from './ops/health.js';
 
-export interface AppDeps {
-  config: Config;
-  db: Db;
-  logger?: Logger;
-  /** Wakes the dispatcher when a trigger queues a send (absent: the dispatcher polls). */
-  wakeup?: (dueAt: number) => void;
-  /** This process's metrics (absent: the app keeps its own, as in tests of the API alone). */
-  metrics?: HeraldMetrics;
-  /** The dispatcher running in this process, for /readyz. */
-  dispatcher?: LoopHealth;
-}
+export type { AppDeps } from './deps.js';
+
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 

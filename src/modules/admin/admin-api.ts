@@ -1,6 +1,6 @@
 import cookie from '@fastify/cookie';
 import type { FastifyPluginAsync } from 'fastify';
-import type { AppDeps } from '../../app.js';
+import type { AppDeps } from '../../deps.js';
 import { segmentRoutes } from '../segments/segments.routes.js';
 import { authRoutes } from './auth/auth.routes.js';
 import { createSessionHook } from './auth/session-hook.js';

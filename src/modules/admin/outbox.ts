@@ -1,14 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { AppDeps } from '../../app.js';
+import type { AppDeps } from '../../deps.js';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/connect.js';
 import { outboxItem, type OutboxItem } from '../../dispatcher/channels/outbox.js';
 import { AppError } from '../../errors.js';
 import { untrackHtml } from '../tracking/email-links.js';
 import { iso } from '../../time.js';
-import { decodeCursor, DEFAULT_PAGE, MAX_PAGE, pageOf } from './paging.js';
-import { QueryNumber, wholeQuery } from './query.js';
+import { decodeCursor, DEFAULT_PAGE, MAX_PAGE, pageOf } from '../../http/paging.js';
+import { QueryNumber, wholeQuery } from '../../http/query.js';
 
 /**
  * The built-in outbox in the panel: a keyset-paged list (listOutbox of the channel has no

@@ -1,12 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { AppDeps } from '../../app.js';
+import type { AppDeps } from '../../deps.js';
 import { AppError } from '../../errors.js';
 import { updateAccount } from '../accounts/accounts.service.js';
 import { createField, createKpi, listFields, listKpis } from '../definitions/definitions.service.js';
 import { createKey, deleteKey, listKeys, revealKey, updateKey } from '../keys/keys.service.js';
 import { createUser } from '../users/users.service.js';
-import { parseInstant } from './paging.js';
+import { parseInstant } from '../../http/paging.js';
 import { accountView, deleteUser, listUsers, presentKey } from './settings.service.js';
 
 const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 255 }) });

@@ -11,18 +11,14 @@ import type { Campaign } from './campaign.js';
  * admin panel apply exactly the same ones. Paths in problems are the members of CampaignInput.
  */
 
-export type Channel = Campaign['channel'];
-export type Schedule = Campaign['schedule'];
-export type Mode = Campaign['mode'];
-export const CHANNELS: readonly Channel[] = ['email', 'whatsapp'];
-export const SCHEDULES: readonly Schedule[] = ['api', 'manual'];
-export const MODES: readonly Mode[] = ['immediate', 'delay'];
+import { CAMPAIGN_MODES as MODES, CAMPAIGN_SCHEDULES as SCHEDULES, CHANNELS, MAX_WEBHOOKS, type CampaignMode as Mode, type CampaignSchedule as Schedule, type Channel } from '../../contract/constants.js';
+
+export { CHANNELS, MODES, SCHEDULES, MAX_WEBHOOKS, type Channel, type Mode, type Schedule };
 
 /** decisions.md: delay 1 s to 30 days, cooldown 0 to 3650 days, names 255 characters. */
 export const MAX_DELAY_SECONDS = 30 * 24 * 60 * 60;
 export const MAX_COOLDOWN_DAYS = 3650;
 export const MAX_NAME_LENGTH = 255;
-export const MAX_WEBHOOKS = 3;
 
 /**
  * What a caller may set. On update every member is optional and only those given change;

@@ -1,14 +1,7 @@
 import { sql, type Kysely } from 'kysely';
-import type { Db } from '../../db/connect.js';
 import type { ContactsTable, CustomFieldsTable, Database } from '../../db/schema.js';
 import { KPI_MAX_MICROS } from './kpi-values.js';
 
-/** Either the app's database or a Kysely bound to an open transaction. */
-export type Queryable = Db | Kysely<Database>;
-
-export function kyselyOf(db: Queryable): Kysely<Database> {
-  return 'engine' in db && 'kysely' in db ? db.kysely : db;
-}
 
 export interface IdentifierOwners {
   byId?: string;

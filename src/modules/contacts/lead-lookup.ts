@@ -1,4 +1,5 @@
-import { ContactsRepo, kyselyOf, type Queryable } from './contacts.repo.js';
+import { kyselyOf, type Queryable } from '../../db/queryable.js';
+import { ContactsRepo } from './contacts.repo.js';
 import { normalizePhone } from './normalize.js';
 
 // service-spec.md, "How `lead` given as a string is read": digits only counts as a phone from 7 digits on.

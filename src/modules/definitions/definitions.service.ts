@@ -1,13 +1,12 @@
 import type { Db } from '../../db/connect.js';
-import type { CustomFieldsTable } from '../../db/schema.js';
+import { FIELD_TYPES, type FieldType } from '../../contract/constants.js';
 import { isUniqueViolation } from '../../db/transaction.js';
 import { AppError, invalid } from '../../errors.js';
 import { newId } from '../../ids.js';
 import { getAccount } from '../accounts/accounts.service.js';
 
 /** Custom fields and KPIs are defined in the account before the API can write them. */
-export type FieldType = CustomFieldsTable['type'];
-export const FIELD_TYPES: readonly FieldType[] = ['string', 'number', 'date', 'boolean', 'location', 'phone', 'array'];
+export { FIELD_TYPES, type FieldType };
 
 export interface CustomField {
   id: string;

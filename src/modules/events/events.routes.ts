@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { AppDeps } from '../../app.js';
+import type { AppDeps } from '../../deps.js';
 import { errorResponses } from '../../http/openapi.js';
 import { EventBody, EventResponse } from './events.schemas.js';
 import { recordEvent } from './events.service.js';

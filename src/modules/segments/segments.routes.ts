@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { AppDeps } from '../../app.js';
-import { DEFAULT_PAGE, MAX_PAGE } from '../admin/paging.js';
-import { QueryNumber, wholeQuery } from '../admin/query.js';
+import type { AppDeps } from '../../deps.js';
+import { DEFAULT_PAGE, MAX_PAGE } from '../../http/paging.js';
+import { QueryNumber, wholeQuery } from '../../http/query.js';
 import { PreviewBody, SegmentBody } from './segments.schemas.js';
 import { createSegment, deleteSegment, listSegments, previewSegment, replaceSegment, segmentContacts } from './segments.service.js';
 

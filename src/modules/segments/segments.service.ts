@@ -4,7 +4,7 @@ import { AppError } from '../../errors.js';
 import { newId } from '../../ids.js';
 import { iso } from '../../time.js';
 import { pageContacts, type ContactListItem } from '../admin/contacts/contact-list.js';
-import { decodeCursor, DEFAULT_PAGE } from '../admin/paging.js';
+import { decodeCursor, DEFAULT_PAGE } from '../../http/paging.js';
 import { criteriaConditions, normalizeCriteria, segmentCount, type Criteria } from './segment-criteria.js';
 import type { CriteriaInput, SegmentInput, SegmentView } from './segments.schemas.js';
 import * as repo from './segments.repo.js';

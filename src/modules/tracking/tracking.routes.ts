@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import type { AppDeps } from '../../app.js';
+import type { AppDeps } from '../../deps.js';
 import { AppError } from '../../errors.js';
 import { CSP, securityHeaders } from '../../http/security-headers.js';
 import { siteScriptRoute } from './site-script.js';

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
-import type { AppDeps } from '../../app.js';
+import type { AppDeps } from '../../deps.js';
 import { CSP, securityHeaders } from '../../http/security-headers.js';
 import { confirmPage, donePage, invalidPage } from './unsubscribe-page.js';
 import { readUnsubscribeToken } from './unsubscribe-token.js';

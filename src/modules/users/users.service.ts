@@ -8,8 +8,9 @@ import { newId } from '../../ids.js';
 import { safeEqual } from '../../crypto.js';
 import { getAccount } from '../accounts/accounts.service.js';
 
-export type Role = 'admin' | 'member';
-export const ROLES: readonly Role[] = ['admin', 'member'];
+import { USER_ROLES as ROLES, type UserRole as Role } from '../../contract/constants.js';
+
+export { ROLES, type Role };
 
 const scrypt = promisify(scryptCallback) as (password: string, salt: Buffer, keylen: number, options: ScryptOptions) => Promise<Buffer>;
 // scrypt is memory-hard (N=2^15, r=8: 32 MiB per hash) and ships with Node: no native add-on.

@@ -1,6 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
-import type { AppDeps } from '../../app.js';
+import type { AppDeps } from '../../deps.js';
 import { AppError } from '../../errors.js';
 import { applyChanges, isKnownVerifyToken, isWellFormedSignature, verifiedChanges } from './whatsapp-callbacks.service.js';
 import { readChanges } from './whatsapp-payload.js';

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { AppDeps } from '../../../app.js';
+import type { AppDeps } from '../../../deps.js';
 import { cookieOptions } from './session-hook.js';
 import { signIn } from './login.service.js';
 import { closeSession, presentSession, SESSION_COOKIE } from './sessions.js';

@@ -1,11 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { AppDeps } from '../../../app.js';
+import type { AppDeps } from '../../../deps.js';
 import { presentCampaign, type Campaign } from '../../campaigns/campaign.js';
 import { campaignStats, createCampaign, getCampaign, listCampaigns, updateCampaign, type CampaignInput, type CampaignUpdate } from '../../campaigns/campaigns.service.js';
 import { campaignDailyStats, MAX_STATS_DAYS } from '../../campaigns/daily-stats.js';
 import { listWebhookDeliveries } from '../../../webhooks/list.js';
-import { wholeQuery } from '../query.js';
+import { wholeQuery } from '../../../http/query.js';
 import { CampaignCreate, CampaignPatch, ContactIdBody, LimitQuery, PreviewBody, StatsQuery } from './campaigns.schemas.js';
 import { previewCampaign } from './preview.js';
 import { testSend } from './test-send.js';

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { QueryNumber } from '../query.js';
+import { QueryNumber } from '../../../http/query.js';
 
 /**
  * The campaign members of docs/admin-api.md, with their JSON types. Enumerations are plain

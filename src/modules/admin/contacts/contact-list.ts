@@ -1,7 +1,7 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../../../db/schema.js';
 import { iso } from '../../../time.js';
-import { pageOf, type Position } from '../paging.js';
+import { pageOf, type Position } from '../../../http/paging.js';
 
 /** One row of a contact list (the contact search, a segment's contacts). */
 export interface ContactListItem {

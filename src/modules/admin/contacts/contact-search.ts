@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Db, Engine } from '../../../db/connect.js';
 import { normalizePhone, normalizeTag } from '../../contacts/normalize.js';
-import { decodeCursor, DEFAULT_PAGE } from '../paging.js';
+import { decodeCursor, DEFAULT_PAGE } from '../../../http/paging.js';
 import { pageContacts, type ContactCondition, type ContactPage } from './contact-list.js';
 
 export interface ContactSearch {

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { AppDeps } from '../../../app.js';
-import { MAX_PAGE, DEFAULT_PAGE, parseInstant } from '../paging.js';
-import { boolQuery, QueryNumber, wholeQuery } from '../query.js';
+import type { AppDeps } from '../../../deps.js';
+import { MAX_PAGE, DEFAULT_PAGE, parseInstant } from '../../../http/paging.js';
+import { boolQuery, QueryNumber, wholeQuery } from '../../../http/query.js';
 import { searchContacts } from './contact-search.js';
 import { addNote, contactActivity, contactProfile, updateContactFlags } from './contacts.service.js';
 

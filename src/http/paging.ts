@@ -1,4 +1,4 @@
-import { invalid } from '../../errors.js';
+import { invalid } from '../errors.js';
 
 /**
  * Keyset paging of the admin API: `?limit=N&cursor=C` answers `{items, nextCursor}`. A cursor

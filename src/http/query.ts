@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { invalid } from '../../errors.js';
+import { invalid } from '../errors.js';
 
 /**
  * A whole number from a query string. Query values arrive as text and nothing is coerced

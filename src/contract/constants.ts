@@ -1,0 +1,29 @@
+/**
+ * The constants of Herald's contract, shared by the server and the admin panel. This file
+ * imports nothing: the panel bundles it as it is, so the two sides can never drift apart.
+ */
+
+/** The channels a campaign can send on (a registry keyed by channel lists what each needs). */
+export const CHANNELS = ['email', 'whatsapp'] as const;
+export type Channel = (typeof CHANNELS)[number];
+
+/** The scopes of an API key (service-spec.md, Authentication). */
+export const SCOPES = ['leads:write', 'leads:read', 'events:write', 'campaigns:trigger'] as const;
+export type Scope = (typeof SCOPES)[number];
+
+/** The types a custom field can have. */
+export const FIELD_TYPES = ['string', 'number', 'date', 'boolean', 'location', 'phone', 'array'] as const;
+export type FieldType = (typeof FIELD_TYPES)[number];
+
+/** The roles of an admin panel user. */
+export const USER_ROLES = ['admin', 'member'] as const;
+export type UserRole = (typeof USER_ROLES)[number];
+
+/** How a campaign starts and when it sends. */
+export const CAMPAIGN_SCHEDULES = ['api', 'manual'] as const;
+export type CampaignSchedule = (typeof CAMPAIGN_SCHEDULES)[number];
+export const CAMPAIGN_MODES = ['immediate', 'delay'] as const;
+export type CampaignMode = (typeof CAMPAIGN_MODES)[number];
+
+/** Webhook addresses a campaign may have. */
+export const MAX_WEBHOOKS = 3;
