@@ -118,7 +118,7 @@ module.exports = {
     // Only the source: tests and benchmarks may reach anywhere to set up their case.
     doNotFollow: { path: 'node_modules' },
     exclude: { path: '^dist/' },
-    includeOnly: '^(src/|node_modules/)',
+    includeOnly: '(^src/|node_modules/)',
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     enhancedResolveOptions: {
