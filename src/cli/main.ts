@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../config.js';
+import { loadConfig, type Config } from '../config.js';
 import { openDatabase } from '../db/connect.js';
 import { AppError } from '../errors.js';
 import { redactKeys } from '../redact-keys.js';
@@ -33,7 +33,7 @@ export async function runCli(argv: string[]): Promise<number> {
     complain(`unknown command '${[groupName, actionName].filter(Boolean).join(' ')}'\n${usage()}`);
     return 2;
   }
-  let values;
+  let values: Record<string, unknown>;
   try {
     ({ values } = parseArgs({ args: rest, options: command.options, strict: true, allowPositionals: false }));
   } catch (err) {
@@ -41,7 +41,7 @@ export async function runCli(argv: string[]): Promise<number> {
     return 2;
   }
 
-  let config;
+  let config: Config;
   try {
     config = loadConfig();
   } catch (err) {

@@ -35,7 +35,7 @@ export function redactUrl(url: string): string {
 }
 
 /** Routes whose last path segment is a bearer token (the unsubscribe, pixel and click links). */
-const TOKEN_PATH = /^(\/+(?:unsubscribe|t\/+o|t\/+c)\/+)[^]/i;
+const TOKEN_PATH = /^(\/+(?:unsubscribe|t\/+o|t\/+c)\/+)[\s\S]/i;
 
 function redactPath(path: string): string {
   const match = TOKEN_PATH.exec(decodeEscapes(path));

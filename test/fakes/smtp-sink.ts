@@ -68,7 +68,11 @@ export class SmtpSink {
     if (this.messages.length >= count) return Promise.resolve(this.messages.slice());
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`smtp sink: ${this.messages.length} of ${count} messages after ${timeoutMs} ms`)), timeoutMs);
-      this.waiters.push({ count, resolve: () => (clearTimeout(timer), resolve(this.messages.slice())) });
+      const done = () => {
+        clearTimeout(timer);
+        resolve(this.messages.slice());
+      };
+      this.waiters.push({ count, resolve: done });
     });
   }
 
@@ -112,7 +116,9 @@ export class SmtpSink {
       messageId: parsed.messageId ?? null,
       receivedAt: Date.now(),
     });
-    this.waiters = this.waiters.filter((w) => (this.messages.length >= w.count ? (w.resolve(), false) : true));
+    const ready = this.waiters.filter((w) => this.messages.length >= w.count);
+    this.waiters = this.waiters.filter((w) => this.messages.length < w.count);
+    for (const w of ready) w.resolve();
   }
 }
 

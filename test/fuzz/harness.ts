@@ -46,7 +46,10 @@ export function send(port: number, localAddress: string, req: FuzzRequest): Prom
 const agents = new Map<string, Agent>();
 function agentFor(localAddress: string): Agent {
   let agent = agents.get(localAddress);
-  if (!agent) agents.set(localAddress, (agent = new Agent({ keepAlive: true, localAddress })));
+  if (!agent) {
+    agent = new Agent({ keepAlive: true, localAddress });
+    agents.set(localAddress, agent);
+  }
   return agent;
 }
 

@@ -6,7 +6,7 @@ import { eventually, makeEmailCampaign, startTestHerald, type TestHerald } from 
 import { SmtpSink } from '../fakes/smtp-sink.js';
 import { WebhookReceiver } from '../fakes/webhook-receiver.js';
 import { openPixelUrl } from '../../src/modules/tracking/tracking-token.js';
-import { parseMetrics, scrape, valueOf } from './scrape.js';
+import { parseMetrics, scrape, sampleValue } from './scrape.js';
 
 /** /metrics from the outside: real sends to a real SMTP sink move the numbers. */
 let t: TestHerald;
@@ -31,7 +31,7 @@ describe('GET /metrics', () => {
     for (const name of ['process_cpu_user_seconds_total', 'process_resident_memory_bytes', 'nodejs_eventloop_lag_seconds', 'herald_info']) {
       assert.ok(samples.some((s) => s.name === name), name);
     }
-    assert.equal(valueOf(samples, 'herald_info', { role: 'all', engine: t.db.engine }), 1);
+    assert.equal(sampleValue(samples, 'herald_info', { role: 'all', engine: t.db.engine }), 1);
   });
 
   test('sends going out move the send counter, the lag histogram, the HTTP counter and the webhook counter', async () => {
@@ -43,7 +43,7 @@ describe('GET /metrics', () => {
     for (const email of emails) assert.equal((await api.post('/api/campaigns/trigger', { campaignId, lead: { email, name: 'Ada Lovelace' } })).status, 200);
     await eventually(() => emails.every((e) => sink.messages.some((m) => m.envelope.to.includes(e))), 5000, 'three emails at the sink');
 
-    const delta = (samples: ReturnType<typeof parseMetrics>, name: string, labels: Record<string, string>) => valueOf(samples, name, labels) - valueOf(before, name, labels);
+    const delta = (samples: ReturnType<typeof parseMetrics>, name: string, labels: Record<string, string>) => sampleValue(samples, name, labels) - sampleValue(before, name, labels);
     const after = await eventually(async () => {
       const { samples } = await scrape(t.app);
       return delta(samples, 'herald_webhook_deliveries_total', { outcome: 'delivered' }) >= 3 && samples;
@@ -61,13 +61,13 @@ describe('GET /metrics', () => {
     const { accountId, key } = await makeTenant(t.db, t.config);
     const { id: campaignId } = await makeEmailCampaign(t, accountId, { mode: 'delay', delaySeconds: 3600 });
     const before = (await scrape(t.app)).samples;
-    const scheduledBefore = valueOf(before, 'herald_queue_sends', { state: 'scheduled' });
+    const scheduledBefore = sampleValue(before, 'herald_queue_sends', { state: 'scheduled' });
     for (const state of ['due', 'scheduled', 'in_flight']) assert.ok(before.some((s) => s.name === 'herald_queue_sends' && s.labels.state === state), state);
     const api = apiClient(t.app, key);
     assert.equal((await api.post('/api/campaigns/trigger', { campaignId, lead: { email: randomEmail(), name: 'Ada Lovelace' } })).body.status, 'pending');
     assert.equal((await api.post('/api/campaigns/trigger', { campaignId, lead: { email: randomEmail(), name: 'Ada Lovelace' } })).body.status, 'pending');
     // The gauges are read at most once a second.
-    await eventually(async () => valueOf((await scrape(t.app)).samples, 'herald_queue_sends', { state: 'scheduled' }) === scheduledBefore + 2, 3000, 'two more scheduled sends');
+    await eventually(async () => sampleValue((await scrape(t.app)).samples, 'herald_queue_sends', { state: 'scheduled' }) === scheduledBefore + 2, 3000, 'two more scheduled sends');
     for (const state of ['due', 'scheduled', 'in_flight']) assert.ok(before.some((s) => s.name === 'herald_webhook_backlog' && s.labels.state === state), state);
   });
 
@@ -75,10 +75,10 @@ describe('GET /metrics', () => {
     const { samples } = await scrape(t.app);
     const pool = samples.filter((s) => s.name.startsWith('herald_db_pool_'));
     if (t.db.engine === 'sqlite') return assert.deepEqual(pool, []);
-    assert.ok(valueOf(samples, 'herald_db_pool_connections', { state: 'total' }) >= 1);
+    assert.ok(sampleValue(samples, 'herald_db_pool_connections', { state: 'total' }) >= 1);
     assert.ok(samples.some((s) => s.name === 'herald_db_pool_connections' && s.labels.state === 'idle'));
     assert.ok(samples.some((s) => s.name === 'herald_db_pool_waiting'));
-    assert.equal(valueOf(samples, 'herald_db_pool_max'), 10);
+    assert.equal(sampleValue(samples, 'herald_db_pool_max'), 10);
   });
 
   test('HTTP series are labelled by route pattern: no id, token or key reaches a label', async () => {

@@ -139,7 +139,10 @@ describe('where /metrics is served, and its token', () => {
   });
 
   test('a worker exposes its probes and /metrics on METRICS_PORT, with its dispatcher in readiness', async () => {
-    const t = await startTestHerald({ METRICS_PORT: '0' }, { role: 'worker' }).then((w) => (started.push(w), w));
+    const t = await startTestHerald({ METRICS_PORT: '0' }, { role: 'worker' }).then((w) => {
+      started.push(w);
+      return w;
+    });
     assert.equal(t.herald.app, undefined, 'no API in a worker');
     const ops = t.herald.metricsApp!;
     assert.deepEqual((await get(ops, '/readyz')).body, { status: 'ok', checks: { database: 'ok', dispatcher: 'ok' } });

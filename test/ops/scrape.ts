@@ -21,7 +21,7 @@ export function parseMetrics(text: string): Sample[] {
 }
 
 /** The value of the sample with exactly these labels among its own (0 when it has none yet). */
-export function valueOf(samples: Sample[], name: string, labels: Record<string, string> = {}): number {
+export function sampleValue(samples: Sample[], name: string, labels: Record<string, string> = {}): number {
   const hit = samples.find((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v));
   return hit?.value ?? 0;
 }

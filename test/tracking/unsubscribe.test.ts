@@ -23,6 +23,7 @@ async function unsubscribeLinkOf(t: RunningHerald) {
   const tenant = await emailTenant(t);
   const delivery = await deliverEmail(t, tenant);
   const header = /^<(.+)>$/.exec(delivery.message.headers['List-Unsubscribe'] ?? '')?.[1];
+  // biome-ignore lint/complexity/useOptionalChain: only this form lets assert.ok narrow header to a string
   assert.ok(header !== undefined && header.startsWith(`${t.base}/unsubscribe/`), `List-Unsubscribe header: ${header}`);
   assert.equal(delivery.message.headers['List-Unsubscribe-Post'], 'List-Unsubscribe=One-Click');
   const inBody = delivery.links.hrefs.find((h) => h.startsWith(`${t.base}/unsubscribe/`));

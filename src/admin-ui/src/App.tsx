@@ -118,6 +118,7 @@ function Layout({ children }: { children: ReactNode }) {
 
   // After a client-side navigation, close the narrow-screen menu and move focus to the new
   // page's heading so keyboard and screen-reader users start at the top of the content.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs on every navigation (the pathname), which the body need not read
   useEffect(() => {
     setMenuOpen(false);
     if (firstRender.current) {

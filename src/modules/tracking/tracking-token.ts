@@ -49,7 +49,7 @@ export function readOpenToken(config: Pick<Config, 'secret'>, token: string, now
 /** The send and target a genuine, unexpired click token names; undefined otherwise. */
 export function readClickToken(config: Pick<Config, 'secret'>, token: string, now = Date.now()): { sendId: string; url: string } | undefined {
   const payload = read(config, CLICK, token, now);
-  if (!payload || payload.length !== 3) return undefined;
+  if (payload?.length !== 3) return undefined;
   const url = payload[2];
   // Only ever written for http(s) addresses; checked again so a redirect can never go elsewhere.
   if (typeof url !== 'string' || !/^https?:\/\//i.test(url)) return undefined;

@@ -50,6 +50,7 @@ function SegmentScreen({ segment }: { segment: Segment | undefined }) {
   const [preview, setPreview] = useState<PreviewState>({ state: 'idle' });
 
   // Live count of the criteria being built (unsaved), as soon as the typing settles.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: previewErrors is a new object each render; its setters are stable
   useEffect(() => {
     const current = JSON.parse(settledKey) as ReturnType<typeof criteriaOf>;
     if (!criteriaDirty) return;
