@@ -22,7 +22,6 @@ export async function recordEvent(db: Db, accountId: string, input: EventInput, 
 
     const event = {
       id: newId('ev'),
-      account_id: accountId,
       contact_id: contactId,
       type: input.type,
       value,
@@ -30,7 +29,7 @@ export async function recordEvent(db: Db, accountId: string, input: EventInput, 
       url: input.url === undefined ? null : normalizeEventUrl(input.url),
       created_at: now,
     };
-    await insertEvent(tx, event);
+    await insertEvent(tx, accountId, event);
     return { id: event.id, leadId: contactId, type: event.type, createdAt: iso(now) };
   });
 }
