@@ -369,6 +369,11 @@ export async function findContactIdByPhone(db: Queryable, accountId: string, pho
   return repo.findContactIdByPhone(db, accountId, phone);
 }
 
+/** The contact an event names, by its id (leadId) or by a linked visitor id; undefined when not in this account. */
+export async function findContactIdByIdOrTracker(db: Queryable, accountId: string, by: { id: string } | { tracker: string }): Promise<string | undefined> {
+  return 'id' in by ? repo.findContactIdById(db, accountId, by.id) : repo.findContactIdByTracker(db, accountId, by.tracker);
+}
+
 /** Whether the contact exists in this account (another account's id is as unknown as a made-up one). */
 export async function contactExists(db: Queryable, accountId: string, contactId: string): Promise<boolean> {
   return (await repo.findContactIdById(db, accountId, contactId)) !== undefined;
