@@ -2,7 +2,7 @@ import type { Db } from '../../db/connect.js';
 import { AppError, type Problem } from '../../errors.js';
 import { parseFieldValue } from '../contacts/field-values.js';
 import { normalizeTag } from '../contacts/normalize.js';
-import type { CriteriaInput } from '../../contract/admin/segments.js';
+import type { Criteria, CriteriaInput } from '../../contract/admin/segments.js';
 import { fieldsByName } from './segments.repo.js';
 
 /**
@@ -10,11 +10,7 @@ import { fieldsByName } from './segments.repo.js';
  * wrote them (so the form shows them back unchanged); each value is read with its field's
  * rules whenever the segment is evaluated.
  */
-export interface Criteria {
-  event?: { type: string; withinDays: number; metadata?: { key: string; value: string } };
-  tags?: string[];
-  fields?: { name: string; value: unknown }[];
-}
+export type { Criteria };
 
 export type { FieldRefs } from './segments.repo.js';
 
