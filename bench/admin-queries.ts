@@ -28,7 +28,7 @@ import { openDatabase, type Db, type Engine } from '../src/db/connect.js';
 import { newId } from '../src/ids.js';
 import { createAccount } from '../src/modules/accounts/accounts.service.js';
 import { listActivity } from '../src/modules/activity/activity.service.js';
-import { searchContacts } from '../src/modules/admin/contacts/contact-search.js';
+import { searchContacts } from '../src/modules/contacts/contacts.admin.service.js';
 import { getContactProfile } from '../src/modules/contacts/contacts.service.js';
 import { createField } from '../src/modules/definitions/definitions.service.js';
 import { countSegment } from '../src/modules/segments/segments.service.js';

@@ -1,4 +1,7 @@
+import { MAX_JSON_DEPTH } from './contract/constants.js';
 import { invalid } from './errors.js';
+
+export { MAX_JSON_DEPTH };
 
 /** Free-form metadata is capped (decisions.md, Limits): 16 KiB of JSON. */
 export const METADATA_MAX_BYTES = 16 * 1024;
@@ -13,9 +16,9 @@ export function checkMetadataSize(metadata: object, path: string): void {
  * Free-form values (metadata, custom field values) nest at most this many levels of objects
  * and arrays, the value's own object or array being level 1 (decisions.md, Limits).
  * `JSON.stringify`, Liquid and the response serializer all recurse: a value a few thousand
- * levels deep exhausts the stack (a 500, or a send that can never render).
+ * levels deep exhausts the stack (a 500, or a send that can never render). The limit,
+ * MAX_JSON_DEPTH, is part of the contract (contract/constants.ts).
  */
-export const MAX_JSON_DEPTH = 32;
 
 type Container = Record<string, unknown> | unknown[];
 

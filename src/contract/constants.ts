@@ -27,3 +27,16 @@ export type CampaignMode = (typeof CAMPAIGN_MODES)[number];
 
 /** Webhook addresses a campaign may have. */
 export const MAX_WEBHOOKS = 3;
+
+/** The statuses a send goes through (service-spec.md, Sends). */
+export const SEND_STATUSES = ['pending', 'queued', 'sending', 'sent', 'error', 'rejected', 'optout', 'cancelled'] as const;
+export type SendStatus = (typeof SEND_STATUSES)[number];
+
+/** A segment's event criteria look back at most this many days (decisions.md: events are kept at least that long). */
+export const MAX_WITHIN_DAYS = 90;
+
+/**
+ * Free-form values (metadata, custom field values) nest at most this many levels of objects
+ * and arrays (decisions.md, Limits).
+ */
+export const MAX_JSON_DEPTH = 32;

@@ -1,4 +1,3 @@
-import { Type } from 'typebox';
 import { invalid } from '../errors.js';
 
 /**
@@ -22,4 +21,4 @@ export function boolQuery(value: string | undefined, name: string): boolean | un
 }
 
 /** Schema of a numeric query parameter: text, read by wholeQuery (which names the allowed range). */
-export const QueryNumber = Type.String({ maxLength: 16 });
+export { QueryNumber } from '../contract/common.js';

@@ -155,74 +155,7 @@ export interface WebhookDelivery {
   payload?: unknown;
 }
 
-export interface ContactSummary {
-  id: string;
-  name: string;
-  email: string | null;
-  phone: string | null;
-  tags: string[];
-  archived: boolean;
-  optedOut: boolean;
-  createdAt: string;
-}
-
-export interface Note {
-  text: string;
-  createdBy: string;
-  createdAt: string;
-}
-
-export interface ContactProfile {
-  id: string;
-  name: string;
-  emails: string[];
-  phones: string[];
-  tags: string[];
-  fields: Record<string, unknown>;
-  kpis: Record<string, number>;
-  metadata: Record<string, unknown>;
-  notes: Note[];
-  trackers: string[];
-  archived: boolean;
-  optedOut: boolean;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export type ActivityItem =
-  | { kind: 'event'; at: string; id: string; type: string; value: string | null; metadata: Record<string, unknown>; url: string | null }
-  | { kind: 'note'; at: string; text: string; createdBy: string }
-  | { kind: 'send'; at: string; sendId: string; campaignId: string; status: string; test?: boolean }
-  | { kind: 'open' | 'click'; at: string; sendId?: string; campaignId?: string; url?: string | null }
-  | { kind: string; at: string; [member: string]: unknown };
-
-export interface Criteria {
-  event?: { type: string; withinDays: number; metadata?: { key: string; value: string } };
-  tags?: string[];
-  fields?: { name: string; value: string }[];
-}
-
-export interface Segment {
-  id: string;
-  name: string;
-  criteria: Criteria;
-  createdAt: string;
-}
-
-export interface OutboxItem {
-  id: string;
-  sendId: string | null;
-  campaignId: string | null;
-  channel: Channel;
-  to: string;
-  from: string | null;
-  subject: string | null;
-  createdAt: string;
-}
-
-export interface OutboxMessage extends OutboxItem {
-  html: string | null;
-  text: string | null;
-  headers: Record<string, string> | null;
-  payload: unknown;
-}
+// Contacts, activity, segments and the outbox: the server's contract (type imports only, erased from the bundle).
+export type { ActivityItem, ContactProfile, ContactSummary, Note } from '../../contract/admin/contacts';
+export type { Criteria, Segment } from '../../contract/admin/segments';
+export type { OutboxItem, OutboxMessage } from '../../contract/admin/outbox';

@@ -1,15 +1,13 @@
+import type { ActivityItem } from '../../contract/admin/contacts.js';
 import type { Db } from '../../db/connect.js';
 import { AppError } from '../../errors.js';
 import { iso } from '../../time.js';
 import { parseStoredJson } from '../../json-limits.js';
+import { contactExists } from '../contacts/contacts.service.js';
+import * as repo from './activity.repo.js';
 
-/** One entry of a contact's activity feed, as `herald contact activity` prints it. */
-export type ActivityItem =
-  | { kind: 'event'; at: string; id: string; type: string; value: string | null; metadata: Record<string, unknown>; url: string | null }
-  | { kind: 'note'; at: string; text: string; createdBy: string }
-  | { kind: 'send'; at: string; sendId: string; campaignId: string; status: string }
-  | { kind: 'open'; at: string; sendId: string; campaignId: string }
-  | { kind: 'click'; at: string; sendId: string; campaignId: string; url: string };
+/** One entry of a contact's activity feed, as `herald contact activity` prints it (the admin API's contract). */
+export type { ActivityItem };
 
 interface Timed {
   at: number;
@@ -26,16 +24,7 @@ export interface ActivityPage {
 type Source = (db: Db, accountId: string, contactId: string, before: number, limit: number) => Promise<Timed[]>;
 
 const events: Source = async (db, accountId, contactId, before, limit) => {
-  const rows = await db.kysely
-    .selectFrom('events')
-    .select(['id', 'type', 'value', 'metadata', 'url', 'created_at'])
-    .where('account_id', '=', accountId)
-    .where('contact_id', '=', contactId)
-    .where('created_at', '<', before)
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(limit)
-    .execute();
+  const rows = await repo.selectEvents(db, accountId, contactId, before, limit);
   return rows.map((r) => ({
     at: r.created_at,
     tie: r.id,
@@ -44,46 +33,19 @@ const events: Source = async (db, accountId, contactId, before, limit) => {
 };
 
 const notes: Source = async (db, accountId, contactId, before, limit) => {
-  const rows = await db.kysely
-    .selectFrom('contact_notes')
-    .select(['id', 'text', 'created_by', 'created_at'])
-    .where('account_id', '=', accountId)
-    .where('contact_id', '=', contactId)
-    .where('created_at', '<', before)
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(limit)
-    .execute();
+  const rows = await repo.selectNotes(db, accountId, contactId, before, limit);
   return rows.map((r) => ({ at: r.created_at, tie: r.id, item: { kind: 'note', at: iso(r.created_at), text: r.text, createdBy: r.created_by } }));
 };
 
 /** Every trigger leaves a send (sent, pending, rejected, optout ...): it shows in the feed at its trigger time. */
 const sends: Source = async (db, accountId, contactId, before, limit) => {
-  const rows = await db.kysely
-    .selectFrom('sends')
-    .select(['id', 'campaign_id', 'status', 'created_at'])
-    .where('account_id', '=', accountId)
-    .where('contact_id', '=', contactId)
-    .where('created_at', '<', before)
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(limit)
-    .execute();
+  const rows = await repo.selectSends(db, accountId, contactId, before, limit);
   return rows.map((r) => ({ at: r.created_at, tie: r.id, item: { kind: 'send', at: iso(r.created_at), sendId: r.id, campaignId: r.campaign_id, status: r.status } }));
 };
 
 /** Opens (email pixel, WhatsApp read) and clicks, each fetch its own item, at the moment it happened. */
 const engagements: Source = async (db, accountId, contactId, before, limit) => {
-  const rows = await db.kysely
-    .selectFrom('engagements')
-    .select(['id', 'kind', 'send_id', 'campaign_id', 'url', 'created_at'])
-    .where('account_id', '=', accountId)
-    .where('contact_id', '=', contactId)
-    .where('created_at', '<', before)
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(limit)
-    .execute();
+  const rows = await repo.selectEngagements(db, accountId, contactId, before, limit);
   return rows.map((r) => {
     const at = iso(Number(r.created_at));
     const item: ActivityItem =
@@ -107,10 +69,14 @@ export async function listActivity(
   options: { limit?: number; before?: number } = {},
 ): Promise<ActivityPage> {
   const limit = Math.min(Math.max(options.limit ?? 100, 1), 500);
-  const contact = await db.kysely.selectFrom('contacts').select('id').where('account_id', '=', accountId).where('id', '=', contactId).executeTakeFirst();
-  if (!contact) throw new AppError('LEAD_NOT_FOUND');
+  if (!(await contactExists(db, accountId, contactId))) throw new AppError('LEAD_NOT_FOUND');
   const before = options.before ?? Number.MAX_SAFE_INTEGER;
   const all = (await Promise.all(sources.map((source) => source(db, accountId, contactId, before, limit)))).flat();
   all.sort((a, b) => b.at - a.at || (a.tie < b.tie ? 1 : a.tie > b.tie ? -1 : 0));
   return { items: all.slice(0, limit).map((t) => t.item) };
+}
+
+/** Which of these sends are admin panel test sends (the panel marks them in the feed). */
+export async function testSendIds(db: Db, accountId: string, sendIds: string[]): Promise<Set<string>> {
+  return new Set(sendIds.length === 0 ? [] : await repo.selectTestSendIds(db, accountId, sendIds));
 }

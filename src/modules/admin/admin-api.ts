@@ -1,13 +1,13 @@
 import cookie from '@fastify/cookie';
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppDeps } from '../../deps.js';
-import { segmentRoutes } from '../segments/segments.routes.js';
+import { contactAdminRoutes } from '../contacts/contacts.admin.routes.js';
+import { messageFrameAdminRoutes } from '../outbox/message-frame.admin.routes.js';
+import { outboxAdminRoutes } from '../outbox/outbox.admin.routes.js';
+import { segmentAdminRoutes } from '../segments/segments.admin.routes.js';
 import { authRoutes } from './auth/auth.routes.js';
 import { createSessionHook } from './auth/session-hook.js';
 import { campaignRoutes } from './campaigns/campaigns.routes.js';
-import { contactRoutes } from './contacts/contacts.routes.js';
-import { messageFrameRoutes } from './message-frame.js';
-import { outboxRoutes } from './outbox.js';
 import { settingsRoutes } from './settings.routes.js';
 
 /**
@@ -19,7 +19,7 @@ export const adminApi = (deps: AppDeps): FastifyPluginAsync => async (app) => {
   // Registered first: its onRequest hook parses the cookie before the session hook reads it.
   await app.register(cookie);
   app.addHook('onRequest', createSessionHook(deps.db, deps.config));
-  for (const routes of [authRoutes, settingsRoutes, campaignRoutes, contactRoutes, segmentRoutes, outboxRoutes, messageFrameRoutes]) {
+  for (const routes of [authRoutes, settingsRoutes, campaignRoutes, contactAdminRoutes, segmentAdminRoutes, outboxAdminRoutes, messageFrameAdminRoutes]) {
     await app.register(routes(deps));
   }
 };

@@ -5,8 +5,9 @@ import { AppError, type Problem } from '../../errors.js';
 import { newId } from '../../ids.js';
 import { iso } from '../../time.js';
 import type { LeadInput, LeadResult } from './contacts.schemas.js';
-import { kyselyOf, type Queryable } from '../../db/queryable.js';
-import { ContactsRepo, type FieldDefinition, type IdentifierOwners } from './contacts.repo.js';
+import type { Queryable } from '../../db/queryable.js';
+import * as repo from './contacts.repo.js';
+import type { FieldDefinition, IdentifierOwners } from './contacts.repo.js';
 import { parseFieldValue, type StoredFieldValue } from './field-values.js';
 import { KPI_RANGE_TEXT, microsToNumber, parseKpiIncrement } from './kpi-values.js';
 import { MAX_METADATA_BYTES, metadataTooLarge, normalizeLead, type NormalizedLead } from './lead-input.js';
@@ -26,25 +27,24 @@ export type ContactWriteResult = LeadResult;
  */
 export async function applyContactWrite(tx: Tx, accountId: string, input: LeadInput, now: number, at = ''): Promise<ContactWriteResult> {
   const lead = normalizeLead(input, at);
-  const repo = new ContactsRepo(tx);
-  const found = await findAndTouch(repo, accountId, lead, now);
+  const found = await findAndTouch(tx, accountId, lead, now);
   const contactId = found?.contactId ?? newId('ld');
   if (found === undefined) {
-    await createContact(repo, accountId, contactId, lead, input.metadata, now, at);
+    await createContact(tx, accountId, contactId, lead, input.metadata, now, at);
   } else {
-    if (input.metadata !== undefined) await mergeMetadata(repo, accountId, contactId, found.storedMetadata, input.metadata, at);
-    if (lead.email !== undefined && found.owners.byEmail === undefined) await repo.addEmail(accountId, contactId, lead.email);
-    if (lead.phone !== undefined && found.owners.byPhone === undefined) await repo.addPhone(accountId, contactId, lead.phone);
-    if (lead.tagsRemove?.length) await repo.removeTags(accountId, contactId, lead.tagsRemove);
+    if (input.metadata !== undefined) await mergeMetadata(tx, accountId, contactId, found.storedMetadata, input.metadata, at);
+    if (lead.email !== undefined && found.owners.byEmail === undefined) await repo.addEmail(tx, accountId, contactId, lead.email);
+    if (lead.phone !== undefined && found.owners.byPhone === undefined) await repo.addPhone(tx, accountId, contactId, lead.phone);
+    if (lead.tagsRemove?.length) await repo.removeTags(tx, accountId, contactId, lead.tagsRemove);
   }
-  if (lead.tagsAdd?.length) await repo.addTags(accountId, contactId, lead.tagsAdd);
+  if (lead.tagsAdd?.length) await repo.addTags(tx, accountId, contactId, lead.tagsAdd);
 
   const warnings: Problem[] = [];
-  const definitions = await repo.findDefinitions(accountId, [...new Set((input.fields ?? []).map((e) => fieldNameKey(e.key)))], Object.keys(input.kpis ?? {}));
-  const fields = input.fields === undefined ? undefined : await applyFields(repo, accountId, contactId, input.fields, definitions.fields, warnings, at);
-  const kpis = input.kpis === undefined ? undefined : await applyKpis(repo, accountId, contactId, input.kpis, definitions.kpiIds, warnings, at);
-  if (lead.note) await repo.insertNote(accountId, { id: newId('nt'), contactId, ...lead.note, now });
-  if (input.tracker !== undefined) await repo.linkTracker(accountId, input.tracker, contactId, now);
+  const definitions = await repo.findDefinitions(tx, accountId, [...new Set((input.fields ?? []).map((e) => fieldNameKey(e.key)))], Object.keys(input.kpis ?? {}));
+  const fields = input.fields === undefined ? undefined : await applyFields(tx, accountId, contactId, input.fields, definitions.fields, warnings, at);
+  const kpis = input.kpis === undefined ? undefined : await applyKpis(tx, accountId, contactId, input.kpis, definitions.kpiIds, warnings, at);
+  if (lead.note) await repo.insertNote(tx, accountId, { id: newId('nt'), contactId, ...lead.note, now });
+  if (input.tracker !== undefined) await repo.linkTracker(tx, accountId, input.tracker, contactId, now);
 
   return echo(contactId, found === undefined, lead, input, { fields, kpis }, warnings);
 }
@@ -63,24 +63,24 @@ interface FoundContact {
  * found is touched at once (listed again, renamed, stamped), which also locks its row.
  * Undefined when nothing matches: the write creates the contact.
  */
-async function findAndTouch(repo: ContactsRepo, accountId: string, lead: NormalizedLead, now: number): Promise<FoundContact | undefined> {
+async function findAndTouch(q: Queryable, accountId: string, lead: NormalizedLead, now: number): Promise<FoundContact | undefined> {
   const change = { name: lead.name, now };
   const sent = [lead.id !== undefined, lead.email !== undefined, lead.phone !== undefined].filter(Boolean).length;
   if (sent === 1) {
     // One identifier cannot conflict with another: find and touch in a single statement.
     const by = lead.id !== undefined ? { id: lead.id } : lead.email !== undefined ? { email: lead.email } : { phone: lead.phone! };
-    const row = await repo.touchContactBy(accountId, by, change);
+    const row = await repo.touchContactBy(q, accountId, by, change);
     if (row === undefined) return undefined;
     const owners = 'email' in by ? { byEmail: row.id } : 'phone' in by ? { byPhone: row.id } : { byId: row.id };
     return { contactId: row.id, storedMetadata: row.metadata, owners };
   }
-  const owners = await repo.findOwners(accountId, lead);
+  const owners = await repo.findOwners(q, accountId, lead);
   const existing = owners.byId ?? owners.byEmail ?? owners.byPhone;
   if ((owners.byEmail !== undefined && owners.byEmail !== existing) || (owners.byPhone !== undefined && owners.byPhone !== existing)) {
     throw new AppError('IDENTIFIER_CONFLICT');
   }
   if (existing === undefined) return undefined;
-  const storedMetadata = await repo.touchContact(accountId, existing, change);
+  const storedMetadata = await repo.touchContact(q, accountId, existing, change);
   if (storedMetadata === undefined) throw new Error(`contact ${existing} vanished during its own write`);
   return { contactId: existing, storedMetadata, owners };
 }
@@ -91,7 +91,7 @@ export async function writeContact(db: Db, accountId: string, input: LeadInput):
 }
 
 async function createContact(
-  repo: ContactsRepo,
+  q: Queryable,
   accountId: string,
   contactId: string,
   lead: NormalizedLead,
@@ -105,7 +105,7 @@ async function createContact(
     problems.push({ path: `${at}/email`, message: 'an email or a phone is required to create a contact' });
   }
   if (problems.length > 0) throw new AppError('VALIDATION', { details: problems });
-  await repo.insertContact(accountId, {
+  await repo.insertContact(q, accountId, {
     id: contactId,
     name: lead.name!,
     archived: 0,
@@ -114,13 +114,13 @@ async function createContact(
     created_at: now,
     updated_at: now,
   });
-  if (lead.email !== undefined) await repo.addEmail(accountId, contactId, lead.email);
-  if (lead.phone !== undefined) await repo.addPhone(accountId, contactId, lead.phone);
+  if (lead.email !== undefined) await repo.addEmail(q, accountId, contactId, lead.email);
+  if (lead.phone !== undefined) await repo.addPhone(q, accountId, contactId, lead.phone);
 }
 
 /** Shallow merge: keys sent replace stored ones (null included), keys not sent stay. */
 async function mergeMetadata(
-  repo: ContactsRepo,
+  q: Queryable,
   accountId: string,
   contactId: string,
   stored: string,
@@ -131,7 +131,7 @@ async function mergeMetadata(
   // the nesting limit (written before it existed) are cut, like on every read.
   const merged = JSON.stringify({ ...parseStoredJson<Record<string, unknown>>(stored), ...sent });
   if (Buffer.byteLength(merged, 'utf8') > MAX_METADATA_BYTES) throw new AppError('VALIDATION', { details: [metadataTooLarge(at)] });
-  await repo.setMetadata(accountId, contactId, merged);
+  await repo.setMetadata(q, accountId, contactId, merged);
 }
 
 type FieldEcho = { key: string; value: StoredFieldValue | null }[];
@@ -141,7 +141,7 @@ const fieldNameKey = (key: string) => key.trim().toLowerCase();
 
 /** Known fields in a valid format are set or cleared; the rest become warnings. */
 async function applyFields(
-  repo: ContactsRepo,
+  q: Queryable,
   accountId: string,
   contactId: string,
   entries: { key: string; value: unknown }[],
@@ -169,8 +169,8 @@ async function applyFields(
 
   const sets = [...applied].filter(([, v]) => v.value !== null).map(([fieldId, v]) => ({ fieldId, json: JSON.stringify(v.value) }));
   const clears = [...applied].filter(([, v]) => v.value === null).map(([fieldId]) => fieldId);
-  if (sets.length > 0) await repo.upsertFieldValues(accountId, contactId, sets);
-  if (clears.length > 0) await repo.clearFieldValues(accountId, contactId, clears);
+  if (sets.length > 0) await repo.upsertFieldValues(q, accountId, contactId, sets);
+  if (clears.length > 0) await repo.clearFieldValues(q, accountId, contactId, clears);
   return [...applied.values()];
 }
 
@@ -179,7 +179,7 @@ async function applyFields(
  * and so does an increment that would take its total out of range (decisions.md, Limits).
  */
 async function applyKpis(
-  repo: ContactsRepo,
+  q: Queryable,
   accountId: string,
   contactId: string,
   sent: Record<string, unknown>,
@@ -200,7 +200,7 @@ async function applyKpis(
     else warnings.push({ path: pathOf(kpiId), message: `value of KPI '${kpiId}' must be within ${KPI_RANGE_TEXT}` });
   }
   if (increments.length === 0) return {};
-  const added = new Set(await repo.addKpis(accountId, contactId, increments));
+  const added = new Set(await repo.addKpis(q, accountId, contactId, increments));
   for (const { kpiId } of increments) {
     if (!added.has(kpiId)) warnings.push({ path: pathOf(kpiId), message: `KPI '${kpiId}' not added: its total would leave ${KPI_RANGE_TEXT}` });
   }
@@ -256,19 +256,18 @@ export async function getContactProfile(
   accountId: string,
   lookup: { id?: string; email?: string; phone?: string },
 ): Promise<ContactProfile | undefined> {
-  const repo = new ContactsRepo(kyselyOf(db));
   // By id the contact row itself is the look-up; by address, the address table gives the id.
-  const contactId = lookup.id ?? (await findByLookup(repo, accountId, lookup));
-  const contact = contactId === undefined ? undefined : await repo.getContact(accountId, contactId);
+  const contactId = lookup.id ?? (await findByLookup(db, accountId, lookup));
+  const contact = contactId === undefined ? undefined : await repo.getContact(db, accountId, contactId);
   if (!contact) return undefined;
   const [emails, phones, tags, fieldRows, kpiRows, noteRows, trackers] = await Promise.all([
-    repo.listEmails(accountId, contact.id),
-    repo.listPhones(accountId, contact.id),
-    repo.listTags(accountId, contact.id),
-    repo.listFieldValues(accountId, contact.id),
-    repo.listKpis(accountId, contact.id),
-    repo.listNotes(accountId, contact.id),
-    repo.listTrackers(accountId, contact.id),
+    repo.listEmails(db, accountId, contact.id),
+    repo.listPhones(db, accountId, contact.id),
+    repo.listTags(db, accountId, contact.id),
+    repo.listFieldValues(db, accountId, contact.id),
+    repo.listKpis(db, accountId, contact.id),
+    repo.listNotes(db, accountId, contact.id),
+    repo.listTrackers(db, accountId, contact.id),
   ]);
   return toProfile(contact, { emails, phones, tags, fieldRows, kpiRows, noteRows, trackers });
 }
@@ -282,17 +281,16 @@ export async function getContactProfiles(db: Queryable, contacts: { accountId: s
   const profiles = new Map<string, ContactProfile>();
   if (contacts.length === 0) return profiles;
   const accountOf = new Map(contacts.map((c) => [c.contactId, c.accountId]));
-  const repo = new ContactsRepo(kyselyOf(db));
   const ids = [...accountOf.keys()];
   const [rows, emails, phones, tags, fieldRows, kpiRows, noteRows, trackers] = await Promise.all([
-    repo.getContacts(ids),
-    repo.listEmailsOf(ids),
-    repo.listPhonesOf(ids),
-    repo.listTagsOf(ids),
-    repo.listFieldValuesOf(ids),
-    repo.listKpisOf(ids),
-    repo.listNotesOf(ids),
-    repo.listTrackersOf(ids),
+    repo.getContacts(db, ids),
+    repo.listEmailsOf(db, ids),
+    repo.listPhonesOf(db, ids),
+    repo.listTagsOf(db, ids),
+    repo.listFieldValuesOf(db, ids),
+    repo.listKpisOf(db, ids),
+    repo.listNotesOf(db, ids),
+    repo.listTrackersOf(db, ids),
   ]);
   // Rows of another account than the one asked for are dropped (tenant isolation).
   const group = <R extends { account_id: string; contact_id: string }, V>(list: R[], value: (r: R) => V) => {
@@ -354,13 +352,31 @@ function toProfile(
   };
 }
 
-async function findByLookup(repo: ContactsRepo, accountId: string, lookup: { id?: string; email?: string; phone?: string }) {
-  if (lookup.email !== undefined) return repo.findContactIdByEmail(accountId, lookup.email.trim().toLowerCase());
+async function findByLookup(q: Queryable, accountId: string, lookup: { id?: string; email?: string; phone?: string }) {
+  if (lookup.email !== undefined) return repo.findContactIdByEmail(q, accountId, lookup.email.trim().toLowerCase());
   if (lookup.phone !== undefined) {
     const phone = normalizePhone(lookup.phone);
-    return phone === undefined ? undefined : repo.findContactIdByPhone(accountId, phone);
+    return phone === undefined ? undefined : repo.findContactIdByPhone(q, accountId, phone);
   }
   return undefined;
+}
+
+/**
+ * The account's contact with this phone (E.164, as stored); undefined when none. Used by the
+ * WhatsApp callbacks (a STOP message names its sender by phone).
+ */
+export async function findContactIdByPhone(db: Queryable, accountId: string, phone: string): Promise<string | undefined> {
+  return repo.findContactIdByPhone(db, accountId, phone);
+}
+
+/** The contact an event names, by its id (leadId) or by a linked visitor id; undefined when not in this account. */
+export async function findContactIdByIdOrTracker(db: Queryable, accountId: string, by: { id: string } | { tracker: string }): Promise<string | undefined> {
+  return 'id' in by ? repo.findContactIdById(db, accountId, by.id) : repo.findContactIdByTracker(db, accountId, by.tracker);
+}
+
+/** Whether the contact exists in this account (another account's id is as unknown as a made-up one). */
+export async function contactExists(db: Queryable, accountId: string, contactId: string): Promise<boolean> {
+  return (await repo.findContactIdById(db, accountId, contactId)) !== undefined;
 }
 
 /** Archive/list and opt out/in (CLI, admin panel). Another account's id is LEAD_NOT_FOUND, like an unknown one. */
@@ -370,13 +386,12 @@ export async function setContactFlags(
   contactId: string,
   flags: { archived?: boolean; optedOut?: boolean },
 ): Promise<void> {
-  const repo = new ContactsRepo(kyselyOf(db));
   const values: { archived?: 0 | 1; opted_out?: 0 | 1; updated_at: number } = { updated_at: Date.now() };
   if (flags.archived !== undefined) values.archived = flags.archived ? 1 : 0;
   if (flags.optedOut !== undefined) values.opted_out = flags.optedOut ? 1 : 0;
   const found =
     flags.archived === undefined && flags.optedOut === undefined
-      ? (await repo.findContactIdById(accountId, contactId)) !== undefined
-      : (await repo.setFlags(accountId, contactId, values)) > 0;
+      ? (await repo.findContactIdById(db, accountId, contactId)) !== undefined
+      : (await repo.setFlags(db, accountId, contactId, values)) > 0;
   if (!found) throw new AppError('LEAD_NOT_FOUND');
 }

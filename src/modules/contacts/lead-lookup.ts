@@ -1,5 +1,5 @@
-import { kyselyOf, type Queryable } from '../../db/queryable.js';
-import { ContactsRepo } from './contacts.repo.js';
+import type { Queryable } from '../../db/queryable.js';
+import * as repo from './contacts.repo.js';
 import { normalizePhone } from './normalize.js';
 
 // service-spec.md, "How `lead` given as a string is read": digits only counts as a phone from 7 digits on.
@@ -13,14 +13,13 @@ const DIGITS_ONLY_PHONE = /^\d{7,}$/;
  * digits (decisions.md, Ids), so no contact id is ever read as an address.
  */
 export async function findContactIdByLeadString(db: Queryable, accountId: string, lead: string): Promise<string | undefined> {
-  const repo = new ContactsRepo(kyselyOf(db));
   // A `+` in a GET query string arrives as a space; trimming gives the digits-only form back.
   const value = lead.trim();
   if (value === '') return undefined;
-  if (value.includes('@')) return repo.findContactIdByEmail(accountId, value.toLowerCase());
+  if (value.includes('@')) return repo.findContactIdByEmail(db, accountId, value.toLowerCase());
   if (value.startsWith('+') || DIGITS_ONLY_PHONE.test(value)) {
     const phone = normalizePhone(value);
-    return phone === undefined ? undefined : repo.findContactIdByPhone(accountId, phone);
+    return phone === undefined ? undefined : repo.findContactIdByPhone(db, accountId, phone);
   }
-  return (await repo.findContactIdById(accountId, value)) ?? (await repo.findContactIdByTracker(accountId, value));
+  return (await repo.findContactIdById(db, accountId, value)) ?? (await repo.findContactIdByTracker(db, accountId, value));
 }

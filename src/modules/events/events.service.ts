@@ -5,7 +5,8 @@ import { newId } from '../../ids.js';
 import { iso } from '../../time.js';
 import { checkMetadataSize } from '../../json-limits.js';
 import type { EventInput, EventView } from './events.schemas.js';
-import { findContactForEvent, insertEvent } from './events.repo.js';
+import { findContactIdByIdOrTracker } from '../contacts/contacts.service.js';
+import { insertEvent } from './events.repo.js';
 
 /** `POST /api/events`: the Event section of the spec and decisions.md, checks in their order. */
 export async function recordEvent(db: Db, accountId: string, input: EventInput, now = Date.now()): Promise<EventView> {
@@ -17,12 +18,11 @@ export async function recordEvent(db: Db, accountId: string, input: EventInput, 
   // One transaction, though a single insert would commit by itself: on SQLite, events arriving
   // together then share one commit (one fsync) with each other and with other writes.
   return inTransaction(db, async (tx) => {
-    const contactId = await findContactForEvent(tx, accountId, input.leadId !== undefined ? { id: input.leadId } : { tracker: input.tracker! });
+    const contactId = await findContactIdByIdOrTracker(tx, accountId, input.leadId !== undefined ? { id: input.leadId } : { tracker: input.tracker! });
     if (!contactId) throw new AppError('LEAD_NOT_FOUND');
 
     const event = {
       id: newId('ev'),
-      account_id: accountId,
       contact_id: contactId,
       type: input.type,
       value,
@@ -30,7 +30,7 @@ export async function recordEvent(db: Db, accountId: string, input: EventInput, 
       url: input.url === undefined ? null : normalizeEventUrl(input.url),
       created_at: now,
     };
-    await insertEvent(tx, event);
+    await insertEvent(tx, accountId, event);
     return { id: event.id, leadId: contactId, type: event.type, createdAt: iso(now) };
   });
 }

@@ -3,10 +3,11 @@ import type { SegmentsTable } from '../../db/schema.js';
 import { AppError } from '../../errors.js';
 import { newId } from '../../ids.js';
 import { iso } from '../../time.js';
-import { pageContacts, type ContactListItem } from '../admin/contacts/contact-list.js';
+import { pageContactsWhere, type ContactListItem } from '../contacts/contacts.admin.service.js';
 import { decodeCursor, DEFAULT_PAGE } from '../../http/paging.js';
-import { criteriaConditions, normalizeCriteria, segmentCount, type Criteria } from './segment-criteria.js';
-import type { CriteriaInput, SegmentInput, SegmentView } from './segments.schemas.js';
+import { normalizeCriteria, type Criteria } from './segment-criteria.js';
+import { countSegmentContacts, criteriaConditions } from './segment-criteria.repo.js';
+import type { CriteriaInput, Segment as SegmentView, SegmentInput } from '../../contract/admin/segments.js';
 import * as repo from './segments.repo.js';
 import { parseStoredJson } from '../../json-limits.js';
 
@@ -24,7 +25,7 @@ function checkName(raw: string): string {
 }
 
 export async function listSegments(db: Db, accountId: string): Promise<{ items: SegmentView[] }> {
-  return { items: (await repo.selectSegments(db.kysely, accountId)).map(present) };
+  return { items: (await repo.selectSegments(db, accountId)).map(present) };
 }
 
 export async function createSegment(db: Db, accountId: string, input: SegmentInput): Promise<SegmentView> {
@@ -32,7 +33,7 @@ export async function createSegment(db: Db, accountId: string, input: SegmentInp
   const criteria = await normalizeCriteria(db, accountId, input.criteria);
   const now = Date.now();
   const row = { id: newId('seg'), name, criteria: JSON.stringify(criteria), created_at: now, updated_at: now };
-  await repo.insertSegment(db.kysely, accountId, row);
+  await repo.insertSegment(db, accountId, row);
   return present({ ...row, account_id: accountId });
 }
 
@@ -41,17 +42,17 @@ export async function replaceSegment(db: Db, accountId: string, segmentId: strin
   await getSegment(db, accountId, segmentId);
   const name = checkName(input.name);
   const criteria = await normalizeCriteria(db, accountId, input.criteria);
-  const changed = await repo.updateSegment(db.kysely, accountId, segmentId, { name, criteria: JSON.stringify(criteria), updated_at: Date.now() });
+  const changed = await repo.updateSegment(db, accountId, segmentId, { name, criteria: JSON.stringify(criteria), updated_at: Date.now() });
   if (changed === 0) throw new AppError('SEGMENT_NOT_FOUND');
   return getSegment(db, accountId, segmentId);
 }
 
 export async function deleteSegment(db: Db, accountId: string, segmentId: string): Promise<void> {
-  if ((await repo.deleteSegment(db.kysely, accountId, segmentId)) === 0) throw new AppError('SEGMENT_NOT_FOUND');
+  if ((await repo.deleteSegment(db, accountId, segmentId)) === 0) throw new AppError('SEGMENT_NOT_FOUND');
 }
 
 export async function getSegment(db: Db, accountId: string, segmentId: string): Promise<SegmentView> {
-  const row = await repo.selectSegment(db.kysely, accountId, segmentId);
+  const row = await repo.selectSegment(db, accountId, segmentId);
   if (!row) throw new AppError('SEGMENT_NOT_FOUND');
   return present(row);
 }
@@ -59,11 +60,11 @@ export async function getSegment(db: Db, accountId: string, segmentId: string): 
 /** How many contacts the criteria select, and one page of them (newest first); count and page run together. */
 async function evaluate(db: Db, accountId: string, criteria: Criteria, page: { limit?: number; cursor?: string }) {
   const after = decodeCursor(page.cursor);
-  const fields = await repo.fieldsByName(db.kysely, accountId, (criteria.fields ?? []).map((f) => f.name));
+  const fields = await repo.fieldsByName(db, accountId, (criteria.fields ?? []).map((f) => f.name));
   const now = Date.now();
   const [count, contacts] = await Promise.all([
-    repo.runCount(db.kysely, segmentCount(db.engine, accountId, criteria, fields, now)),
-    pageContacts(db.kysely, accountId, criteriaConditions(db.engine, accountId, criteria, fields, now), { limit: page.limit ?? DEFAULT_PAGE, after }),
+    countSegmentContacts(db, accountId, db.engine, criteria, fields, now),
+    pageContactsWhere(db, accountId, criteriaConditions(db.engine, accountId, criteria, fields, now), { limit: page.limit ?? DEFAULT_PAGE, after }),
   ]);
   return { count, items: contacts.items, nextCursor: contacts.nextCursor };
 }
@@ -83,6 +84,6 @@ export async function segmentContacts(db: Db, accountId: string, segmentId: stri
 
 /** The count alone (bench/admin-queries.ts measures it). */
 export async function countSegment(db: Db, accountId: string, criteria: Criteria, now = Date.now()): Promise<number> {
-  const fields = await repo.fieldsByName(db.kysely, accountId, (criteria.fields ?? []).map((f) => f.name));
-  return repo.runCount(db.kysely, segmentCount(db.engine, accountId, criteria, fields, now));
+  const fields = await repo.fieldsByName(db, accountId, (criteria.fields ?? []).map((f) => f.name));
+  return countSegmentContacts(db, accountId, db.engine, criteria, fields, now);
 }

@@ -1,4 +1,5 @@
 import type { Db } from '../../db/connect.js';
+import * as repo from './unsubscribe.repo.js';
 
 /** Who an unsubscribe link speaks for: the send names the account, the contact and the campaign. */
 export interface UnsubscribeTarget {
@@ -10,12 +11,7 @@ export interface UnsubscribeTarget {
 }
 
 export async function findUnsubscribeTarget(db: Db, sendId: string): Promise<UnsubscribeTarget | undefined> {
-  const row = await db.kysely
-    .selectFrom('sends')
-    .innerJoin('contacts', (join) => join.onRef('contacts.id', '=', 'sends.contact_id').onRef('contacts.account_id', '=', 'sends.account_id'))
-    .select(['sends.id', 'sends.account_id', 'sends.contact_id', 'sends.campaign_id', 'contacts.opted_out'])
-    .where('sends.id', '=', sendId)
-    .executeTakeFirst();
+  const row = await repo.findSendWithContact(db, sendId);
   if (!row) return undefined;
   return { sendId: row.id, accountId: row.account_id, contactId: row.contact_id, campaignId: row.campaign_id, optedOut: row.opted_out === 1 };
 }
@@ -28,12 +24,6 @@ export async function findUnsubscribeTarget(db: Db, sendId: string): Promise<Uns
 export async function optOutBySend(db: Db, sendId: string, now = Date.now()): Promise<boolean> {
   const target = await findUnsubscribeTarget(db, sendId);
   if (!target) return false;
-  await db.kysely
-    .updateTable('contacts')
-    .set({ opted_out: 1, updated_at: now })
-    .where('account_id', '=', target.accountId)
-    .where('id', '=', target.contactId)
-    .where('opted_out', '=', 0)
-    .execute();
+  await repo.optOutContact(db, target.accountId, target.contactId, now);
   return true;
 }

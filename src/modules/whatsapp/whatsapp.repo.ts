@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import type { EngagedSend } from '../tracking/engagements.repo.js';
+import type { EngagedSend } from '../tracking/tracking.service.js';
 
 /**
  * SQL of the WhatsApp callbacks. Two look-ups cannot start from an account id, because finding

@@ -1,6 +1,6 @@
 import type { Criteria } from '../../types';
 
-export const MAX_WITHIN_DAYS = 90;
+export { MAX_WITHIN_DAYS } from '../../../../contract/constants';
 
 /** The segment builder's state: every input as typed. */
 export interface CriteriaForm {
@@ -25,7 +25,8 @@ export function criteriaForm(c: Criteria): CriteriaForm {
     metadataKey: c.event?.metadata?.key ?? '',
     metadataValue: c.event?.metadata?.value ?? '',
     tags: (c.tags ?? []).join(', '),
-    fields: (c.fields ?? []).map((f) => ({ ...f })),
+    // A value is shown as the input would show it (values saved through the API may be numbers).
+    fields: (c.fields ?? []).map((f) => ({ name: f.name, value: f.value == null ? '' : String(f.value) })),
   };
 }
 

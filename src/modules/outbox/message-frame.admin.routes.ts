@@ -1,4 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
+import { MessageFrameDocument } from '../../contract/admin/outbox.js';
 import { CSP, securityHeaders } from '../../http/security-headers.js';
 
 /** An empty document: the panel writes the message into it (components/MessageFrame.tsx). */
@@ -10,8 +11,8 @@ const EMPTY = '<!doctype html>\n<html><head><meta charset="utf-8"><title>Message
  * srcdoc or blob frame would inherit that policy; a document served with the message frame's
  * policy keeps its own, and with it whatever the panel writes into it (decisions.md, Admin panel).
  */
-export const messageFrameRoutes = (): FastifyPluginAsync => async (app) => {
-  app.get('/message-frame', { schema: { hide: true } }, async (_request, reply) =>
+export const messageFrameAdminRoutes = (): FastifyPluginAsync => async (app) => {
+  app.get('/message-frame', { schema: { hide: true, response: { 200: MessageFrameDocument } } }, async (_request, reply) =>
     reply.headers({ 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', ...securityHeaders(CSP.messageFrame) }).send(EMPTY),
   );
 };

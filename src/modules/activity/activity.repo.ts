@@ -1,0 +1,63 @@
+import { kyselyOf, type Queryable } from '../../db/queryable.js';
+
+/**
+ * SQL of a contact's activity feed: each source reads at most `limit` of the contact's rows
+ * older than `before`, newest first (the id breaks ties). The account id is part of every WHERE.
+ */
+export async function selectEvents(db: Queryable, accountId: string, contactId: string, before: number, limit: number) {
+  return kyselyOf(db)
+    .selectFrom('events')
+    .select(['id', 'type', 'value', 'metadata', 'url', 'created_at'])
+    .where('account_id', '=', accountId)
+    .where('contact_id', '=', contactId)
+    .where('created_at', '<', before)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+}
+
+export async function selectNotes(db: Queryable, accountId: string, contactId: string, before: number, limit: number) {
+  return kyselyOf(db)
+    .selectFrom('contact_notes')
+    .select(['id', 'text', 'created_by', 'created_at'])
+    .where('account_id', '=', accountId)
+    .where('contact_id', '=', contactId)
+    .where('created_at', '<', before)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+}
+
+export async function selectSends(db: Queryable, accountId: string, contactId: string, before: number, limit: number) {
+  return kyselyOf(db)
+    .selectFrom('sends')
+    .select(['id', 'campaign_id', 'status', 'created_at'])
+    .where('account_id', '=', accountId)
+    .where('contact_id', '=', contactId)
+    .where('created_at', '<', before)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+}
+
+export async function selectEngagements(db: Queryable, accountId: string, contactId: string, before: number, limit: number) {
+  return kyselyOf(db)
+    .selectFrom('engagements')
+    .select(['id', 'kind', 'send_id', 'campaign_id', 'url', 'created_at'])
+    .where('account_id', '=', accountId)
+    .where('contact_id', '=', contactId)
+    .where('created_at', '<', before)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+}
+
+/** Which of these sends are admin panel test sends. */
+export async function selectTestSendIds(db: Queryable, accountId: string, sendIds: string[]): Promise<string[]> {
+  const rows = await kyselyOf(db).selectFrom('sends').select('id').where('account_id', '=', accountId).where('id', 'in', sendIds).where('test', '=', 1).execute();
+  return rows.map((r) => r.id);
+}

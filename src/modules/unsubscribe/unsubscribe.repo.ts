@@ -1,0 +1,25 @@
+import { kyselyOf, type Queryable } from '../../db/queryable.js';
+
+/**
+ * SQL of unsubscribe links. The look-up starts from the send id alone: the link's signed token
+ * is the authority, and the send row says which account and contact it speaks for.
+ */
+export async function findSendWithContact(db: Queryable, sendId: string) {
+  return kyselyOf(db)
+    .selectFrom('sends')
+    .innerJoin('contacts', (join) => join.onRef('contacts.id', '=', 'sends.contact_id').onRef('contacts.account_id', '=', 'sends.account_id'))
+    .select(['sends.id', 'sends.account_id', 'sends.contact_id', 'sends.campaign_id', 'contacts.opted_out'])
+    .where('sends.id', '=', sendId)
+    .executeTakeFirst();
+}
+
+/** Conditional on `opted_out = 0`: a repeat changes nothing, not even updated_at. */
+export async function optOutContact(db: Queryable, accountId: string, contactId: string, now: number): Promise<void> {
+  await kyselyOf(db)
+    .updateTable('contacts')
+    .set({ opted_out: 1, updated_at: now })
+    .where('account_id', '=', accountId)
+    .where('id', '=', contactId)
+    .where('opted_out', '=', 0)
+    .execute();
+}
