@@ -42,8 +42,8 @@ describe('herald campaign', () => {
     assert.equal(await getWebhookSecret(t.db, t.config, acc, created.id), created.webhookSecret);
     assert.equal((await findCampaign(t.db.kysely, acc, created.id))!.active, true);
 
-    await insertSend(t.db, acc, created.id, 'sent', { processed: true, delivered: true });
-    await insertSend(t.db, acc, created.id, 'sending');
+    await insertSend(t.db, acc, created.id, { status: 'sent', processed: true, delivered: true });
+    await insertSend(t.db, acc, created.id, { status: 'sending' });
     assert.deepEqual(await ok('campaign', 'stats', '--account', acc, '--campaign', created.id), {
       sent: 1, rejected: 0, optout: 0, error: 0, pending: 0, cancelled: 0, queued: 1, processed: 1, delivered: 1, opens: 0, uniqueOpens: 0, clicks: 0, uniqueClicks: 0,
     });

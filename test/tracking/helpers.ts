@@ -5,7 +5,8 @@ import type { CampaignInput } from '../../src/modules/campaigns/campaigns.servic
 import { campaignStats } from '../../src/modules/campaigns/campaigns.service.js';
 import { apiClient } from '../helpers/app.js';
 import { makeTenant, randomEmail } from '../helpers/factories.js';
-import { eventually, makeEmailCampaign, startTestHerald, type TestHerald } from '../helpers/herald.js';
+import { eventually, makeEmailCampaign, type TestHerald } from '../helpers/herald.js';
+import { startService } from '../helpers/harness.js';
 
 /** A port nobody listens on right now (the OS picks it; we release it and listen there). */
 export async function freePort(): Promise<number> {
@@ -25,8 +26,7 @@ export interface RunningHerald extends TestHerald {
 export async function startRunningHerald(env: Record<string, string> = {}): Promise<RunningHerald> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const t = await startTestHerald({ PUBLIC_URL: base, PORT: String(port), ...env });
-  await t.app.listen({ port, host: '127.0.0.1' });
+  const t = await startService({ env: { PUBLIC_URL: base, PORT: String(port), ...env }, listen: true });
   return Object.assign(t, { base });
 }
 
