@@ -49,8 +49,8 @@ export async function makeKey(db: Db, config: Config, accountId: string, options
 }
 
 /** A fresh account with an all-scopes key: the usual start of a test. */
-export async function makeTenant(db: Db, config: Config, options: { plan?: Plan; scopes?: string[] } = {}) {
-  const account = await makeAccount(db, { plan: options.plan });
+export async function makeTenant(db: Db, config: Config, options: { plan?: Plan; allowance?: number | null; scopes?: string[] } = {}) {
+  const account = await makeAccount(db, { plan: options.plan, allowance: options.allowance });
   const key = await makeKey(db, config, account.id, { scopes: options.scopes });
   return { accountId: account.id, keyId: key.id, key: key.key };
 }

@@ -91,8 +91,7 @@ function apiLoad(baseUrl: () => string, key: string, clients: number) {
 }
 
 test(`SIGKILL ${KILLS} times during a ${SENDS}-send drain under API load: 0 lost, few doubles`, { timeout: 60_000 + SENDS * 150 }, async (ctx) => {
-  const tenant = await makeTenant(t.db, t.config);
-  await t.db.kysely.updateTable('accounts').set({ allowance: null }).where('id', '=', tenant.accountId).execute();
+  const tenant = await makeTenant(t.db, t.config, { allowance: null });
   const { id: campaignId } = await makeEmailCampaign(t, tenant.accountId);
   const batch = uniq('crash');
   const emails = Array.from({ length: SENDS }, (_, i) => `${batch}-${i}@example.com`);
