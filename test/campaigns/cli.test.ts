@@ -3,13 +3,14 @@ import { after, before, describe, test } from 'node:test';
 import { findCampaign, getWebhookSecret } from '../../src/modules/campaigns/campaigns.service.js';
 import { runHerald } from '../helpers/cli.js';
 import { insertSend, openTestDb, type CampaignTestEnv } from './helpers.js';
+import { processEnv } from '../helpers/harness.js';
 
 /** The real bin/herald (compiled: run `npx tsc -p tsconfig.build.json` first) on the test's database. */
 let t: CampaignTestEnv;
 let env: Record<string, string>;
 before(async () => {
   t = await openTestDb();
-  env = { DATA_DIR: t.config.dataDir, HERALD_SECRET: t.config.secret, DATABASE_URL: t.config.databaseUrl ?? '', LOG_LEVEL: 'silent' };
+  env = processEnv(t);
 });
 after(() => t.close());
 

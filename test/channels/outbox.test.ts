@@ -7,7 +7,7 @@ import { unsubscribeUrl } from '../../src/modules/unsubscribe/unsubscribe-token.
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { runHerald } from '../helpers/cli.js';
 import { insertCampaign, makeDelivery, makeRichContact } from './helpers.js';
-import { captureLogger } from '../helpers/harness.js';
+import { captureLogger, processEnv } from '../helpers/harness.js';
 
 /**
  * No SMTP_URL: email goes to the built-in outbox. The CLI runs the compiled build
@@ -22,7 +22,7 @@ before(async () => {
   t = await startTestApp();
   assert.equal(t.config.smtpUrl, undefined);
   channels = createChannels(t.config, t.db, captureLogger({ raw: true }).logger);
-  env = { DATA_DIR: t.config.dataDir, HERALD_SECRET: t.config.secret, DATABASE_URL: t.config.databaseUrl ?? '', LOG_LEVEL: 'silent' };
+  env = processEnv(t);
 });
 after(async () => {
   await channels.close();
