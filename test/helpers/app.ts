@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { startApp, type TestApp } from './harness.js';
 
@@ -37,4 +38,9 @@ export function apiClient(app: FastifyInstance, key?: string) {
     post: (url: string, payload: unknown, headers: Record<string, string> = {}) => call({ method: 'POST', url, payload: payload as object, headers }),
     get: (url: string, headers: Record<string, string> = {}) => call({ method: 'GET', url, headers }),
   };
+}
+
+/** Asserts the whole error body of decisions.md: `{statusCode, error, message}` and nothing else. */
+export function assertApiError(res: ApiResponse, status: number, error: string, message: string): void {
+  assert.deepEqual({ status: res.status, body: res.body }, { status, body: { statusCode: status, error, message } });
 }

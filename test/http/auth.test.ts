@@ -1,17 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { generateKeyValue, updateKey } from '../../src/modules/keys/keys.service.js';
-import { apiClient, startTestApp, type ApiResponse, type TestApp } from '../helpers/app.js';
+import { apiClient, assertApiError as assertError, startTestApp, type ApiResponse, type TestApp } from '../helpers/app.js';
 import { makeAccount, makeContact, makeKey, makeTenant } from '../helpers/factories.js';
+import { sleep } from '../helpers/herald.js';
 
 /**
  * The key checks of service-spec.md (Authentication) and decisions.md (Naming, Order of
  * checks), through POST /api/events (scope events:write).
  */
-
-function assertError(res: ApiResponse, status: number, error: string, message: string): void {
-  assert.deepEqual({ status: res.status, body: res.body }, { status, body: { statusCode: status, error, message } });
-}
 
 function assertEventStored(res: ApiResponse, leadId: string): void {
   assert.equal(res.status, 200, JSON.stringify(res.body));
@@ -19,7 +16,6 @@ function assertEventStored(res: ApiResponse, leadId: string): void {
   assert.match(res.body.id, /^ev_/);
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 let t: TestApp;
 before(async () => {

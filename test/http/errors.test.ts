@@ -2,17 +2,13 @@ import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { MAX_BODY_BYTES } from '../../src/app.js';
-import { apiClient, startTestApp, type ApiResponse, type TestApp } from '../helpers/app.js';
+import { apiClient, assertApiError as assertError, startTestApp, type ApiResponse, type TestApp } from '../helpers/app.js';
 import { makeContact, makeTenant } from '../helpers/factories.js';
 
 /**
  * Error bodies, the order of checks (decisions.md, Error responses) and the answers of the
  * HTTP layer itself: unknown paths, wrong methods, request ids, unexpected failures.
  */
-
-function assertError(res: ApiResponse, status: number, error: string, message: string): void {
-  assert.deepEqual({ status: res.status, body: res.body }, { status, body: { statusCode: status, error, message } });
-}
 
 /** A 400 Validation Error whose details include an item at `path`; returns the details. */
 function assertValidation(res: ApiResponse, path: string): { path: string; message: string }[] {

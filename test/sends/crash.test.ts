@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
 import { after, before, test } from 'node:test';
 import { apiClient } from '../helpers/app.js';
 import { makeTenant, uniq } from '../helpers/factories.js';
 import { eventually, makeEmailCampaign, startTestHerald, type TestHerald } from '../helpers/herald.js';
 import { startHeraldProcess, type WorkerProcess } from '../helpers/processes.js';
 import { SmtpSink } from '../fakes/smtp-sink.js';
+import { freePort } from '../helpers/harness.js';
 
 /**
  * SIGKILL mid-drain, several times, under API load: nothing is lost, and hardly anything is
@@ -44,14 +44,6 @@ after(async () => {
   await t.close();
   await sink.close();
 });
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 async function queueSends(key: string, campaignId: string, emails: string[]) {
   const api = apiClient(t.app, key);
