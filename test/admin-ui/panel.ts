@@ -1,18 +1,14 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { Config } from '../../src/config.js';
 import type { Db } from '../../src/db/connect.js';
-import { startHerald, type Herald } from '../../src/herald.js';
-import { createLogger } from '../../src/http/logger.js';
+import type { Herald } from '../../src/herald.js';
 import { createAccount, type Plan } from '../../src/modules/accounts/accounts.service.js';
-import { createUser, type Role } from '../../src/modules/users/users.service.js';
-import { testConfig } from '../helpers/app.js';
+import type { Role } from '../../src/modules/users/users.service.js';
+import { startService } from '../helpers/harness.js';
 import { browserForTests } from '../helpers/browser.js';
-import { randomEmail, uniq } from '../helpers/factories.js';
+import { makeUser, uniq } from '../helpers/factories.js';
 
 /**
  * The admin panel's browser tests: the whole service (API, panel, dispatcher, webhooks)
@@ -29,29 +25,10 @@ export interface PanelHerald {
   close(): Promise<void>;
 }
 
+/** The whole service listening on a free port of 127.0.0.1 (test/helpers/harness.ts). */
 export async function startPanelHerald(env: Record<string, string> = {}): Promise<PanelHerald> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'herald-panel-'));
-  const config = testConfig({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', WEBHOOK_ALLOW_PRIVATE: 'true', ...env });
-  const logs: string[] = [];
-  const sink = new Writable({
-    write(chunk, _enc, done) {
-      logs.push(String(chunk));
-      done();
-    },
-  });
-  const herald = await startHerald({ config, logger: createLogger('warn', sink), role: 'all', listen: true });
-  const { port } = herald.app!.server.address() as AddressInfo;
-  return {
-    herald,
-    db: herald.db,
-    config,
-    baseUrl: `http://127.0.0.1:${port}`,
-    logs,
-    async close() {
-      await herald.close();
-      rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
+  const t = await startService({ env, listen: true, logLevel: 'warn' });
+  return { herald: t.herald, db: t.db, config: t.config, baseUrl: t.baseUrl!, logs: t.logs, close: t.close };
 }
 
 export interface PanelUser {
@@ -70,10 +47,9 @@ export async function makePanelAccount(db: Db, options: { plan?: Plan; role?: Ro
 }
 
 export async function addPanelUser(db: Db, accountId: string, accountName: string, role: Role): Promise<PanelUser> {
-  const email = randomEmail();
   const password = `pw-${uniq()}`;
-  const user = await createUser(db, accountId, { email, password, role });
-  return { accountId, accountName, userId: user.id, email, password };
+  const user = await makeUser(db, { accountId, role, password });
+  return { accountId, accountName, userId: user.userId, email: user.email, password };
 }
 
 /** The browser of the panel tests: `skip` goes to each describe() (one line when there is none). */

@@ -4,7 +4,7 @@ import { newId } from '../../src/ids.js';
 import { writeContact } from '../../src/modules/contacts/contacts.service.js';
 import { recordEvent } from '../../src/modules/events/events.service.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { randomEmail, randomPhone, uniq } from '../helpers/factories.js';
+import { insertSend, randomEmail, randomPhone, uniq } from '../helpers/factories.js';
 import { makeEmailCampaign } from '../helpers/herald.js';
 import { assertError, signedIn } from './helpers.js';
 
@@ -185,8 +185,8 @@ describe('one contact', () => {
     await recordEvent(t.db, accountId, { type: 'signup', leadId: id }, base);
     await recordEvent(t.db, accountId, { type: 'purchase', leadId: id, value: '12' }, base + 1000);
     const { id: campaignId } = await makeEmailCampaign(t, accountId);
-    const realSend = await insertSend(accountId, campaignId, id, base + 2000, 0);
-    const testSend = await insertSend(accountId, campaignId, id, base + 3000, 1);
+    const { id: realSend } = await insertSend(t.db, accountId, campaignId, { contactId: id, status: 'sent', at: base + 2000, attempts: 1, processed: true, delivered: true, test: 0 });
+    const { id: testSend } = await insertSend(t.db, accountId, campaignId, { contactId: id, status: 'sent', at: base + 3000, attempts: 1, processed: true, delivered: true, test: 1 });
     const all = await panel.get(`/contacts/${id}/activity`);
     assert.equal(all.status, 200);
     assert.deepEqual(all.body.items.map((i: { kind: string }) => i.kind), ['send', 'send', 'event', 'event']);
@@ -199,16 +199,3 @@ describe('one contact', () => {
     assertError(await panel.get(`/contacts/${newId('ld')}/activity`), 404, 'Lead not found');
   });
 });
-
-async function insertSend(accountId: string, campaignId: string, contactId: string, at: number, test: 0 | 1) {
-  const id = newId('snd');
-  await t.db.kysely
-    .insertInto('sends')
-    .values({
-      id, account_id: accountId, campaign_id: campaignId, contact_id: contactId, status: 'sent', channel: 'email', due_at: at, lease_until: null,
-      attempts: 1, reason: null, to_address: null, provider_message_id: null, processed_at: at, delivered_at: at, sent_at: at, created_at: at, updated_at: at, test,
-    })
-    .execute();
-  return id;
-}
-

@@ -3,13 +3,10 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
-import { openDatabase } from '../../src/db/connect.js';
-import { createLogger } from '../../src/http/logger.js';
 import { hintFirstAdministrator } from '../../src/modules/admin/first-start.js';
-import { testConfig } from '../helpers/app.js';
+import { captureLogger, openTestDatabase } from '../helpers/harness.js';
 import { makeUser } from './helpers.js';
 
 /**
@@ -18,11 +15,8 @@ import { makeUser } from './helpers.js';
  * has users from other tests).
  */
 test('no users: one warning with the account create and user create --role admin commands; silent once a user exists', async () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'herald-first-start-'));
-  const config = testConfig({ DATA_DIR: dataDir, DATABASE_URL: '' });
-  const db = await openDatabase(config);
-  const lines: string[] = [];
-  const logger = createLogger('info', new Writable({ write: (chunk, _enc, done) => done(void lines.push(String(chunk))) }));
+  const { db, config, close } = await openTestDatabase({ env: { DATABASE_URL: '' } });
+  const { logger, lines } = captureLogger({ level: 'info' });
   try {
     await hintFirstAdministrator(db, logger, 'http://127.0.0.1:3000/admin');
     assert.equal(lines.length, 1);
@@ -36,8 +30,7 @@ test('no users: one warning with the account create and user create --role admin
     await hintFirstAdministrator(db, logger, 'http://127.0.0.1:3000/admin');
     assert.equal(lines.length, 1, 'nothing more once someone can sign in');
   } finally {
-    await db.close();
-    rmSync(dataDir, { recursive: true, force: true });
+    await close();
   }
 });
 

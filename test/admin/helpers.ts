@@ -3,8 +3,8 @@ import type { FastifyInstance, InjectOptions } from 'fastify';
 import type { Config } from '../../src/config.js';
 import type { Db } from '../../src/db/connect.js';
 import type { Plan } from '../../src/modules/accounts/accounts.service.js';
-import { createUser, type Role } from '../../src/modules/users/users.service.js';
-import { makeAccount, randomEmail } from '../helpers/factories.js';
+import type { Role } from '../../src/modules/users/users.service.js';
+import { makeUser as makeUserOf, PASSWORD } from '../helpers/factories.js';
 
 /** What the admin tests need of a running app: startTestApp and startTestHerald both give it. */
 export interface AdminTestEnv {
@@ -20,15 +20,10 @@ export interface Reply {
   cookies: { name: string; value: string; [attribute: string]: unknown }[];
 }
 
-export const PASSWORD = 'correct horse battery';
+export { PASSWORD } from '../helpers/factories.js';
 
-/** A fresh account with one user of that role; `accountId` reuses an account. */
-export async function makeUser(t: AdminTestEnv, options: { role?: Role; plan?: Plan; accountId?: string } = {}) {
-  const accountId = options.accountId ?? (await makeAccount(t.db, { plan: options.plan })).id;
-  const email = randomEmail();
-  const { id } = await createUser(t.db, accountId, { email, password: PASSWORD, role: options.role ?? 'admin' });
-  return { accountId, userId: id, email };
-}
+/** A fresh account with one user of that role; `accountId` reuses an account (factories.ts). */
+export const makeUser = (t: AdminTestEnv, options: { role?: Role; plan?: Plan; accountId?: string } = {}) => makeUserOf(t.db, options);
 
 async function call(app: FastifyInstance, options: InjectOptions): Promise<Reply> {
   const res = await app.inject(options);

@@ -4,7 +4,7 @@ import { newId } from '../../src/ids.js';
 import { findKeyByValue } from '../../src/modules/keys/keys.service.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { makeEmailCampaign } from '../helpers/herald.js';
-import { randomEmail } from '../helpers/factories.js';
+import { insertSend, makeContact, randomEmail } from '../helpers/factories.js';
 import { assertError, login, PASSWORD, signedIn } from './helpers.js';
 
 /** Account, users, API keys, custom fields and KPIs of docs/admin-api.md. */
@@ -33,7 +33,7 @@ describe('account', () => {
   test('usedThisMonth counts as the allowance does: this month, counted statuses, test sends left out', async () => {
     const { panel, accountId } = await signedIn(t);
     const { id: campaignId } = await makeEmailCampaign(t, accountId);
-    const contactId = await insertContact(accountId);
+    const { id: contactId } = await makeContact(t.db, accountId);
     const now = Date.now();
     const lastMonth = Date.UTC(new Date(now).getUTCFullYear(), new Date(now).getUTCMonth(), 1) - 1000;
     const rows = [
@@ -47,7 +47,7 @@ describe('account', () => {
       { status: 'sent', at: lastMonth, test: 0 },
       { status: 'sent', at: now, test: 1 },
     ] as const;
-    for (const row of rows) await insertSend(accountId, campaignId, contactId, row.status, row.at, row.test);
+    for (const row of rows) await insertSend(t.db, accountId, campaignId, { contactId, status: row.status, at: row.at, sentAt: null, test: row.test });
     const res = await panel.get('/account');
     assert.equal(res.body.usedThisMonth, 4);
   });
@@ -204,21 +204,3 @@ describe('custom fields and KPIs', () => {
     assertError(await panel.post('/kpis', { id: '', name: 'x' }), 400, 'Validation Error', '/id');
   });
 });
-
-async function insertContact(accountId: string): Promise<string> {
-  const id = newId('ld');
-  const now = Date.now();
-  await t.db.kysely.insertInto('contacts').values({ id, account_id: accountId, name: 'Someone', archived: 0, opted_out: 0, metadata: '{}', created_at: now, updated_at: now }).execute();
-  return id;
-}
-
-async function insertSend(accountId: string, campaignId: string, contactId: string, status: string, at: number, test: 0 | 1) {
-  await t.db.kysely
-    .insertInto('sends')
-    .values({
-      id: newId('snd'), account_id: accountId, campaign_id: campaignId, contact_id: contactId, status: status as 'sent', channel: 'email',
-      due_at: at, lease_until: null, attempts: 0, reason: null, to_address: null, provider_message_id: null,
-      processed_at: null, delivered_at: null, sent_at: null, created_at: at, updated_at: at, test,
-    })
-    .execute();
-}

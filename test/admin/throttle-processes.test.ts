@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import { createServer } from 'node:net';
 import { after, before, test } from 'node:test';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { startHeraldProcess, type WorkerProcess } from '../helpers/processes.js';
 import { makeUser, PASSWORD } from './helpers.js';
+import { freePort } from '../helpers/harness.js';
 
 /**
  * The sign-in count holds across API processes: two `herald serve --role api` on one database
@@ -68,17 +68,6 @@ function signIn(port: number, localAddress: string, email: string, password: str
     );
     req.on('error', reject);
     req.end(body);
-  });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
   });
 }
 

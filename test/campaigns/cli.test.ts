@@ -3,13 +3,14 @@ import { after, before, describe, test } from 'node:test';
 import { findCampaign, getWebhookSecret } from '../../src/modules/campaigns/campaigns.service.js';
 import { runHerald } from '../helpers/cli.js';
 import { insertSend, openTestDb, type CampaignTestEnv } from './helpers.js';
+import { processEnv } from '../helpers/harness.js';
 
 /** The real bin/herald (compiled: run `npx tsc -p tsconfig.build.json` first) on the test's database. */
 let t: CampaignTestEnv;
 let env: Record<string, string>;
 before(async () => {
   t = await openTestDb();
-  env = { DATA_DIR: t.config.dataDir, HERALD_SECRET: t.config.secret, DATABASE_URL: t.config.databaseUrl ?? '', LOG_LEVEL: 'silent' };
+  env = processEnv(t);
 });
 after(() => t.close());
 
@@ -42,8 +43,8 @@ describe('herald campaign', () => {
     assert.equal(await getWebhookSecret(t.db, t.config, acc, created.id), created.webhookSecret);
     assert.equal((await findCampaign(t.db.kysely, acc, created.id))!.active, true);
 
-    await insertSend(t.db, acc, created.id, 'sent', { processed: true, delivered: true });
-    await insertSend(t.db, acc, created.id, 'sending');
+    await insertSend(t.db, acc, created.id, { status: 'sent', processed: true, delivered: true });
+    await insertSend(t.db, acc, created.id, { status: 'sending' });
     assert.deepEqual(await ok('campaign', 'stats', '--account', acc, '--campaign', created.id), {
       sent: 1, rejected: 0, optout: 0, error: 0, pending: 0, cancelled: 0, queued: 1, processed: 1, delivered: 1, opens: 0, uniqueOpens: 0, clicks: 0, uniqueClicks: 0,
     });

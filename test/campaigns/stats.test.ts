@@ -20,7 +20,7 @@ async function newCampaign(acc?: string) {
 }
 
 async function sends(acc: string, id: string, statuses: SendStatus[]) {
-  for (const status of statuses) await insertSend(t.db, acc, id, status);
+  for (const status of statuses) await insertSend(t.db, acc, id, { status });
 }
 
 describe('campaign stats', () => {
@@ -45,20 +45,20 @@ describe('campaign stats', () => {
 
   test('processed and delivered count the sends with those times set, whatever their status', async () => {
     const { acc, id } = await newCampaign();
-    await insertSend(t.db, acc, id, 'sent', { processed: true, delivered: true });
-    await insertSend(t.db, acc, id, 'sent', { processed: true, delivered: true });
-    await insertSend(t.db, acc, id, 'sent', { processed: true });
-    await insertSend(t.db, acc, id, 'error', { processed: true });
-    await insertSend(t.db, acc, id, 'queued');
+    await insertSend(t.db, acc, id, { status: 'sent', processed: true, delivered: true });
+    await insertSend(t.db, acc, id, { status: 'sent', processed: true, delivered: true });
+    await insertSend(t.db, acc, id, { status: 'sent', processed: true });
+    await insertSend(t.db, acc, id, { status: 'error', processed: true });
+    await insertSend(t.db, acc, id, { status: 'queued' });
     const stats = await campaignStats(t.db, acc, id);
     assert.deepEqual([stats.processed, stats.delivered, stats.sent, stats.error, stats.queued], [4, 2, 3, 1, 1]);
   });
 
   test('opens and clicks count every engagement; the unique counts count distinct sends', async () => {
     const { acc, id } = await newCampaign();
-    const a = await insertSend(t.db, acc, id, 'sent', { processed: true });
-    const b = await insertSend(t.db, acc, id, 'sent', { processed: true });
-    await insertSend(t.db, acc, id, 'sent', { processed: true });
+    const a = await insertSend(t.db, acc, id, { status: 'sent', processed: true });
+    const b = await insertSend(t.db, acc, id, { status: 'sent', processed: true });
+    await insertSend(t.db, acc, id, { status: 'sent', processed: true });
     for (const kind of ['open', 'open', 'open'] as const) await insertEngagement(t.db, acc, id, a, kind);
     await insertEngagement(t.db, acc, id, b, 'open');
     await insertEngagement(t.db, acc, id, a, 'click');
@@ -69,17 +69,17 @@ describe('campaign stats', () => {
 
   test('sends and engagements of other campaigns, same account or not, are not counted', async () => {
     const { acc, id } = await newCampaign();
-    const mine = await insertSend(t.db, acc, id, 'sent', { processed: true, delivered: true });
+    const mine = await insertSend(t.db, acc, id, { status: 'sent', processed: true, delivered: true });
     await insertEngagement(t.db, acc, id, mine, 'open');
 
     const sibling = await newCampaign(acc);
-    const s = await insertSend(t.db, acc, sibling.id, 'sent', { processed: true, delivered: true });
+    const s = await insertSend(t.db, acc, sibling.id, { status: 'sent', processed: true, delivered: true });
     await insertEngagement(t.db, acc, sibling.id, s, 'open');
     await insertEngagement(t.db, acc, sibling.id, s, 'click');
     await sends(acc, sibling.id, ['rejected', 'pending', 'queued']);
 
     const stranger = await newCampaign();
-    const x = await insertSend(t.db, stranger.acc, stranger.id, 'sent', { processed: true });
+    const x = await insertSend(t.db, stranger.acc, stranger.id, { status: 'sent', processed: true });
     await insertEngagement(t.db, stranger.acc, stranger.id, x, 'open');
 
     assert.deepEqual(await campaignStats(t.db, acc, id), { ...ZERO, sent: 1, processed: 1, delivered: 1, opens: 1, uniqueOpens: 1 });

@@ -6,7 +6,8 @@ import { readOpenToken } from '../../src/modules/tracking/tracking-token.js';
 import { unsubscribeUrl } from '../../src/modules/unsubscribe/unsubscribe-token.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { runHerald } from '../helpers/cli.js';
-import { captureLogger, insertCampaign, makeDelivery, makeRichContact } from './helpers.js';
+import { insertCampaign, makeDelivery, makeRichContact } from './helpers.js';
+import { captureLogger, processEnv } from '../helpers/harness.js';
 
 /**
  * No SMTP_URL: email goes to the built-in outbox. The CLI runs the compiled build
@@ -20,8 +21,8 @@ let env: Record<string, string>;
 before(async () => {
   t = await startTestApp();
   assert.equal(t.config.smtpUrl, undefined);
-  channels = createChannels(t.config, t.db, captureLogger().logger);
-  env = { DATA_DIR: t.config.dataDir, HERALD_SECRET: t.config.secret, DATABASE_URL: t.config.databaseUrl ?? '', LOG_LEVEL: 'silent' };
+  channels = createChannels(t.config, t.db, captureLogger({ raw: true }).logger);
+  env = processEnv(t);
 });
 after(async () => {
   await channels.close();
@@ -31,10 +32,10 @@ after(async () => {
 describe('email outbox', () => {
   test('keeps the rendered message: from, to, subject, HTML, text and headers', async () => {
     const rich = await makeRichContact(t);
-    const campaign = await insertCampaign(t.db, rich.accountId, {
-      email_subject: 'Hello {{ contact.name }}',
-      email_html: '<p>{{ contact.name }} of {{ contact.fields.city }}</p>',
-      email_text: 'Text {{ contact.kpis.orders }}',
+    const campaign = await insertCampaign(t, rich.accountId, {
+      subject: 'Hello {{ contact.name }}',
+      html: '<p>{{ contact.name }} of {{ contact.fields.city }}</p>',
+      text: 'Text {{ contact.kpis.orders }}',
     });
     const request = await makeDelivery(t.db, campaign, rich.contact);
     const receipt = await channels.email.deliver(request);
@@ -71,27 +72,27 @@ describe('email outbox', () => {
 
   test('lists newest first, filters by campaign, limits, and never shows another account\'s messages', async () => {
     const rich = await makeRichContact(t);
-    const first = await insertCampaign(t.db, rich.accountId);
-    const second = await insertCampaign(t.db, rich.accountId);
+    const first = await insertCampaign(t, rich.accountId);
+    const second = await insertCampaign(t, rich.accountId);
     const ids: string[] = [];
     for (const campaign of [first, second, second]) {
       ids.push((await channels.email.deliver(await makeDelivery(t.db, campaign, rich.contact))).providerMessageId!);
       await tick(); // "newest" is by millisecond
     }
     const other = await makeRichContact(t);
-    await channels.email.deliver(await makeDelivery(t.db, await insertCampaign(t.db, other.accountId), other.contact));
+    await channels.email.deliver(await makeDelivery(t.db, await insertCampaign(t, other.accountId), other.contact));
 
     assert.deepEqual((await listOutbox(t.db, rich.accountId)).items.map((i) => i.id), ids.slice().reverse());
     assert.deepEqual((await listOutbox(t.db, rich.accountId, { campaignId: second.id })).items.map((i) => i.id), [ids[2], ids[1]]);
     assert.deepEqual((await listOutbox(t.db, rich.accountId, { limit: 1 })).items.map((i) => i.id), [ids[2]]);
-    assert.deepEqual((await listOutbox(t.db, rich.accountId, { campaignId: (await insertCampaign(t.db, other.accountId)).id })).items, []);
+    assert.deepEqual((await listOutbox(t.db, rich.accountId, { campaignId: (await insertCampaign(t, other.accountId)).id })).items, []);
   });
 });
 
 describe('herald outbox list', () => {
   test('shows the account\'s outbox as one JSON object, newest first, with --campaign and --limit', async () => {
     const rich = await makeRichContact(t);
-    const campaign = await insertCampaign(t.db, rich.accountId, { email_subject: 'CLI {{ contact.name }}' });
+    const campaign = await insertCampaign(t, rich.accountId, { subject: 'CLI {{ contact.name }}' });
     const a = await channels.email.deliver(await makeDelivery(t.db, campaign, rich.contact));
     await tick();
     const b = await channels.email.deliver(await makeDelivery(t.db, campaign, rich.contact));

@@ -6,13 +6,14 @@ import { createChannels, type Channels } from '../../src/dispatcher/channels/ind
 import { unsubscribeUrl } from '../../src/modules/unsubscribe/unsubscribe-token.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { SmtpSink } from '../fakes/smtp-sink.js';
-import { captureLogger, insertCampaign, makeDelivery, makeRichContact, rejection } from './helpers.js';
+import { insertCampaign, makeDelivery, makeRichContact, rejection } from './helpers.js';
+import { captureLogger } from '../helpers/harness.js';
 
 /** Email over real SMTP (nodemailer's pool) to a local sink, read back with a MIME parser. */
 let t: TestApp;
 let sink: SmtpSink;
 let channels: Channels;
-const log = captureLogger();
+const log = captureLogger({ raw: true });
 
 before(async () => {
   sink = await SmtpSink.start();
@@ -27,16 +28,16 @@ after(async () => {
 
 async function emailDelivery(settings: Parameters<typeof insertCampaign>[2] = {}) {
   const rich = await makeRichContact(t);
-  const campaign = await insertCampaign(t.db, rich.accountId, settings);
+  const campaign = await insertCampaign(t, rich.accountId, settings);
   return makeDelivery(t.db, campaign, rich.contact);
 }
 
 describe('email over SMTP', () => {
   test('arrives with HTML and text parts, personalised, from the campaign sender to the primary email', async () => {
     const request = await emailDelivery({
-      email_subject: 'Hi {{ contact.name }}',
-      email_html: '<p>{{ contact.name }} in {{ contact.fields.city }}: {{ contact.kpis.orders }} orders, {{ contact.tags | join: "," }}, {{ contact.metadata.plan }}</p>',
-      email_text: 'Text for {{ contact.name }} ({{ contact.fields.City }}, {{ contact.kpis.orders }}, {{ contact.tags | first }}, {{ contact.metadata.plan }})',
+      subject: 'Hi {{ contact.name }}',
+      html: '<p>{{ contact.name }} in {{ contact.fields.city }}: {{ contact.kpis.orders }} orders, {{ contact.tags | join: "," }}, {{ contact.metadata.plan }}</p>',
+      text: 'Text for {{ contact.name }} ({{ contact.fields.City }}, {{ contact.kpis.orders }}, {{ contact.tags | first }}, {{ contact.metadata.plan }})',
     });
     const before = sink.messages.length;
     const receipt = await channels.email.deliver(request);

@@ -6,14 +6,15 @@ import { UNSUBSCRIBE_TEXT } from '../../src/modules/unsubscribe/unsubscribe-page
 import { unsubscribeUrl } from '../../src/modules/unsubscribe/unsubscribe-token.js';
 import { signToken, verifyToken } from '../../src/signing.js';
 import { apiClient, startTestApp, type TestApp } from '../helpers/app.js';
-import { captureLogger, insertCampaign, insertSend, makeDelivery, makeRichContact } from './helpers.js';
+import { insertCampaign, insertSendingSend, makeDelivery, makeRichContact } from './helpers.js';
+import { captureLogger } from '../helpers/harness.js';
 
 /** The recipient's side of the unsubscribe link: pages for people, one-click for mailbox providers. */
 let t: TestApp;
 let channels: Channels;
 before(async () => {
   t = await startTestApp({ PUBLIC_URL: 'https://mail.example.test' });
-  channels = createChannels(t.config, t.db, captureLogger().logger);
+  channels = createChannels(t.config, t.db, captureLogger({ raw: true }).logger);
 });
 after(async () => {
   await channels.close();
@@ -23,8 +24,8 @@ after(async () => {
 /** A contact who received one send of an email campaign; `path` is its unsubscribe link's path. */
 async function received() {
   const rich = await makeRichContact(t);
-  const campaign = await insertCampaign(t.db, rich.accountId);
-  const sendId = await insertSend(t.db, campaign, rich.contact, rich.email);
+  const campaign = await insertCampaign(t, rich.accountId);
+  const { id: sendId } = await insertSendingSend(t.db, campaign, rich.contact, rich.email);
   const url = unsubscribeUrl(t.config, sendId);
   assert.ok(url.startsWith('https://mail.example.test/unsubscribe/'));
   return { ...rich, sendId, path: new URL(url).pathname, state: () => t.db.kysely.selectFrom('contacts').select(['opted_out', 'updated_at']).where('id', '=', rich.contact.id).executeTakeFirstOrThrow() };
@@ -104,7 +105,7 @@ describe('unsubscribe link', () => {
 
   test('the link in a sent email\'s List-Unsubscribe header unsubscribes its recipient', async () => {
     const rich = await makeRichContact(t);
-    const request = await makeDelivery(t.db, await insertCampaign(t.db, rich.accountId), rich.contact);
+    const request = await makeDelivery(t.db, await insertCampaign(t, rich.accountId), rich.contact);
     await channels.email.deliver(request);
     const [item] = (await listOutbox(t.db, rich.accountId)).items;
     const link = /^<(.+)>$/.exec(item!.headers['List-Unsubscribe']!)![1]!;

@@ -6,13 +6,14 @@ import { createWhatsAppCloudChannel } from '../../src/dispatcher/channels/whatsa
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { uniq } from '../helpers/factories.js';
 import { FakeWhatsAppCloudApi } from '../fakes/whatsapp-cloud-api.js';
-import { captureLogger, insertCampaign, makeDelivery, makeRichContact, rejection } from './helpers.js';
+import { insertCampaign, makeDelivery, makeRichContact, rejection } from './helpers.js';
+import { captureLogger } from '../helpers/harness.js';
 
 /** The Cloud API channel against a local fake that checks requests like the real API. */
 let t: TestApp;
 let api: FakeWhatsAppCloudApi;
 let channels: Channels;
-const log = captureLogger();
+const log = captureLogger({ raw: true });
 
 before(async () => {
   api = await FakeWhatsAppCloudApi.start();
@@ -28,20 +29,16 @@ after(async () => {
 
 /** A pro account's WhatsApp campaign (template `order_update` in en_US with 2 body parameters). */
 async function whatsappDelivery(options: { params?: string[]; credentials?: boolean } = {}) {
-  const rich = await makeRichContact(t);
+  const rich = await makeRichContact(t, { plan: 'pro' });
   const phoneNumberId = String(100000 + Math.floor(Math.random() * 900000));
   const token = `EAAG${uniq('tok')}`;
   api.addPhoneNumber(phoneNumberId, token);
   api.addTemplate('order_update', 'en_US', 2);
-  const campaign = await insertCampaign(t.db, rich.accountId, {
+  const campaign = await insertCampaign(t, rich.accountId, {
     channel: 'whatsapp',
-    email_from: null,
-    email_subject: null,
-    email_html: null,
-    email_text: null,
-    whatsapp_template: 'order_update',
-    whatsapp_language: 'en_US',
-    whatsapp_params: JSON.stringify(options.params ?? ['{{ contact.name }}', '{{ contact.fields.city }} / {{ contact.kpis.orders }}']),
+    whatsappTemplate: 'order_update',
+    language: 'en_US',
+    whatsappParams: options.params ?? ['{{ contact.name }}', '{{ contact.fields.city }} / {{ contact.kpis.orders }}'],
   });
   const request = await makeDelivery(t.db, campaign, rich.contact, { whatsapp: options.credentials === false ? null : { phoneNumberId, token } });
   return { request, phoneNumberId, token, rich };

@@ -3,13 +3,14 @@ import { after, before, describe, test } from 'node:test';
 import { apiClient, startTestApp, type TestApp } from '../helpers/app.js';
 import { runHerald } from '../helpers/cli.js';
 import { uniq } from '../helpers/factories.js';
+import { processEnv } from '../helpers/harness.js';
 
 /** The CLI and an in-process app share one database: what one writes, the other sees. */
 let t: TestApp;
 let env: Record<string, string>;
 before(async () => {
   t = await startTestApp();
-  env = { DATA_DIR: t.config.dataDir, HERALD_SECRET: t.config.secret, DATABASE_URL: t.config.databaseUrl ?? '', LOG_LEVEL: 'silent' };
+  env = processEnv(t);
 });
 after(() => t.close());
 

@@ -8,6 +8,7 @@ import { apiClient } from '../helpers/app.js';
 import { runHerald } from '../helpers/cli.js';
 import { makeTenant, randomEmail } from '../helpers/factories.js';
 import { startTestHerald, type TestHerald } from '../helpers/herald.js';
+import { processEnv } from '../helpers/harness.js';
 
 /** `herald backup --to FILE`: SQLite's online backup, taken while the server runs and writes. */
 let t: TestHerald;
@@ -15,7 +16,7 @@ let env: Record<string, string>;
 let dir: string;
 before(async () => {
   t = await startTestHerald();
-  env = { DATA_DIR: t.config.dataDir, HERALD_SECRET: t.config.secret, DATABASE_URL: t.config.databaseUrl ?? '', LOG_LEVEL: 'silent' };
+  env = processEnv(t);
   dir = mkdtempSync(join(tmpdir(), 'herald-backup-'));
 });
 after(async () => {

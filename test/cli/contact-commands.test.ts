@@ -3,13 +3,14 @@ import { after, before, describe, test } from 'node:test';
 import { apiClient, startTestApp, type TestApp } from '../helpers/app.js';
 import { runHerald } from '../helpers/cli.js';
 import { randomEmail, randomPhone } from '../helpers/factories.js';
+import { processEnv } from '../helpers/harness.js';
 
 /** Round trips: the CLI provisions, the API writes, the CLI reads back what the API stored. */
 let t: TestApp;
 let env: Record<string, string>;
 before(async () => {
   t = await startTestApp();
-  env = { DATA_DIR: t.config.dataDir, HERALD_SECRET: t.config.secret, DATABASE_URL: t.config.databaseUrl ?? '', LOG_LEVEL: 'silent' };
+  env = processEnv(t);
 });
 after(() => t.close());
 

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { listActivity } from '../../src/modules/activity/activity.service.js';
+import { setContactFlags } from '../../src/modules/contacts/contacts.service.js';
 import { apiClient, startTestApp, type TestApp } from '../helpers/app.js';
 import { makeKey, makeTenant, randomEmail, uniq } from '../helpers/factories.js';
 
@@ -94,7 +95,7 @@ describe('POST /api/events: recording', () => {
 
   test('an event on an archived contact is stored and does not un-archive it', async () => {
     const c = await tenantWithContact();
-    await t.db.kysely.updateTable('contacts').set({ archived: 1 }).where('id', '=', c.leadId).execute();
+    await setContactFlags(t.db, c.accountId, c.leadId, { archived: true });
     assert.equal((await c.api.post('/api/events', { type: 'x', leadId: c.leadId })).status, 200);
     const row = await t.db.kysely.selectFrom('contacts').select('archived').where('id', '=', c.leadId).executeTakeFirstOrThrow();
     assert.equal(row.archived, 1);

@@ -1,30 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Db } from '../../src/db/connect.js';
-import { newId } from '../../src/ids.js';
 import { generateKeyValue, updateKey } from '../../src/modules/keys/keys.service.js';
-import { apiClient, startTestApp, type ApiResponse, type TestApp } from '../helpers/app.js';
-import { makeAccount, makeKey, makeTenant } from '../helpers/factories.js';
+import { apiClient, assertApiError as assertError, startTestApp, type ApiResponse, type TestApp } from '../helpers/app.js';
+import { makeAccount, makeContact, makeKey, makeTenant } from '../helpers/factories.js';
+import { sleep } from '../helpers/herald.js';
 
 /**
  * The key checks of service-spec.md (Authentication) and decisions.md (Naming, Order of
  * checks), through POST /api/events (scope events:write).
  */
-
-/** A bare contact row, so a successful event call does not depend on the contact rules. */
-async function insertContact(db: Db, accountId: string): Promise<string> {
-  const id = newId('ld');
-  const now = Date.now();
-  await db.kysely
-    .insertInto('contacts')
-    .values({ id, account_id: accountId, name: 'Test Contact', archived: 0, opted_out: 0, metadata: '{}', created_at: now, updated_at: now })
-    .execute();
-  return id;
-}
-
-function assertError(res: ApiResponse, status: number, error: string, message: string): void {
-  assert.deepEqual({ status: res.status, body: res.body }, { status, body: { statusCode: status, error, message } });
-}
 
 function assertEventStored(res: ApiResponse, leadId: string): void {
   assert.equal(res.status, 200, JSON.stringify(res.body));
@@ -32,7 +16,6 @@ function assertEventStored(res: ApiResponse, leadId: string): void {
   assert.match(res.body.id, /^ev_/);
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 let t: TestApp;
 before(async () => {
@@ -45,7 +28,7 @@ after(async () => {
 /** A fresh account with one contact and a key of the given scopes. */
 async function tenantWithContact(scopes?: string[]) {
   const tenant = await makeTenant(t.db, t.config, { scopes });
-  const leadId = await insertContact(t.db, tenant.accountId);
+  const leadId = (await makeContact(t.db, tenant.accountId)).id;
   return { ...tenant, leadId };
 }
 
@@ -81,7 +64,7 @@ describe('key checks', () => {
 
   test('a key whose expiry is in the future works', async () => {
     const account = await makeAccount(t.db);
-    const leadId = await insertContact(t.db, account.id);
+    const leadId = (await makeContact(t.db, account.id)).id;
     const key = await makeKey(t.db, t.config, account.id, { expiresAt: Date.now() + 3_600_000 });
     const res = await apiClient(t.app, key.key).post('/api/events', { type: 'visit', leadId });
     assertEventStored(res, leadId);
@@ -179,7 +162,7 @@ describe('changes to a key reach the running app within 1 second', () => {
 
   test('a key reaching its expiry while in use is refused within 1 s', async () => {
     const account = await makeAccount(t.db);
-    const leadId = await insertContact(t.db, account.id);
+    const leadId = (await makeContact(t.db, account.id)).id;
     const expiresAt = Date.now() + 400;
     const { key } = await makeKey(t.db, t.config, account.id, { expiresAt });
     assertEventStored(await apiClient(t.app, key).post('/api/events', { type: 'visit', leadId }), leadId);

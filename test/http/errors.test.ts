@@ -1,31 +1,14 @@
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import type { Db } from '../../src/db/connect.js';
 import { MAX_BODY_BYTES } from '../../src/app.js';
-import { newId } from '../../src/ids.js';
-import { apiClient, startTestApp, type ApiResponse, type TestApp } from '../helpers/app.js';
-import { makeTenant } from '../helpers/factories.js';
+import { apiClient, assertApiError as assertError, startTestApp, type ApiResponse, type TestApp } from '../helpers/app.js';
+import { makeContact, makeTenant } from '../helpers/factories.js';
 
 /**
  * Error bodies, the order of checks (decisions.md, Error responses) and the answers of the
  * HTTP layer itself: unknown paths, wrong methods, request ids, unexpected failures.
  */
-
-/** A bare contact row, so a successful event call does not depend on the contact rules. */
-async function insertContact(db: Db, accountId: string): Promise<string> {
-  const id = newId('ld');
-  const now = Date.now();
-  await db.kysely
-    .insertInto('contacts')
-    .values({ id, account_id: accountId, name: 'Test Contact', archived: 0, opted_out: 0, metadata: '{}', created_at: now, updated_at: now })
-    .execute();
-  return id;
-}
-
-function assertError(res: ApiResponse, status: number, error: string, message: string): void {
-  assert.deepEqual({ status: res.status, body: res.body }, { status, body: { statusCode: status, error, message } });
-}
 
 /** A 400 Validation Error whose details include an item at `path`; returns the details. */
 function assertValidation(res: ApiResponse, path: string): { path: string; message: string }[] {
@@ -144,7 +127,7 @@ describe('order of checks', () => {
 
   test('application/json with a charset is accepted', async () => {
     const { key, accountId } = await makeTenant(t.db, t.config);
-    const leadId = await insertContact(t.db, accountId);
+    const leadId = (await makeContact(t.db, accountId)).id;
     const res = await apiClient(t.app, key).call({
       method: 'POST',
       url: '/api/events',
@@ -237,7 +220,7 @@ describe('paths and methods', () => {
 describe('request ids', () => {
   test('every response carries x-request-id: 200, 4xx from each layer, 404, 405', async () => {
     const { key, accountId } = await makeTenant(t.db, t.config);
-    const leadId = await insertContact(t.db, accountId);
+    const leadId = (await makeContact(t.db, accountId)).id;
     const client = apiClient(t.app, key);
     const responses: [string, ApiResponse][] = [
       ['200', await client.post('/api/events', { type: 'visit', leadId })],
@@ -270,7 +253,7 @@ describe('unexpected failures', () => {
     const broken = await startTestApp();
     try {
       const { key, accountId } = await makeTenant(broken.db, broken.config);
-      const leadId = await insertContact(broken.db, accountId);
+      const leadId = (await makeContact(broken.db, accountId)).id;
       const client = apiClient(broken.app, key);
       assert.equal((await client.post('/api/events', { type: 'visit', leadId })).status, 200);
       await broken.db.close();

@@ -1,14 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { RateLimiter } from '../../src/http/rate-limit.js';
-import { apiClient, startTestApp, type ApiResponse, type TestApp } from '../helpers/app.js';
+import { apiClient, assertApiError as assertError, startTestApp, type ApiResponse, type TestApp } from '../helpers/app.js';
 import { makeAccount, makeKey, makeTenant } from '../helpers/factories.js';
 
 /** The per-key rate limit of decisions.md (Limits the spec leaves open). */
-
-function assertError(res: ApiResponse, status: number, error: string, message: string): void {
-  assert.deepEqual({ status: res.status, body: res.body }, { status, body: { statusCode: status, error, message } });
-}
 
 /** An event call that passes the key check and the rate limit, then stops at the contact look-up. */
 const call = (t: TestApp, key: string) => apiClient(t.app, key).post('/api/events', { type: 'visit', leadId: 'ld_missing' });

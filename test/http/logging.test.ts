@@ -1,23 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
-import type { Db } from '../../src/db/connect.js';
 import { redactUrl } from '../../src/http/logger.js';
-import { newId } from '../../src/ids.js';
 import { apiClient, startTestApp, type TestApp } from '../helpers/app.js';
-import { makeTenant } from '../helpers/factories.js';
+import { makeContact, makeTenant } from '../helpers/factories.js';
 
 /** decisions.md, API keys: a key value is never logged, wherever the request carried it. */
-
-/** A bare contact row, so a successful event call does not depend on the contact rules. */
-async function insertContact(db: Db, accountId: string): Promise<string> {
-  const id = newId('ld');
-  const now = Date.now();
-  await db.kysely
-    .insertInto('contacts')
-    .values({ id, account_id: accountId, name: 'Test Contact', archived: 0, opted_out: 0, metadata: '{}', created_at: now, updated_at: now })
-    .execute();
-  return id;
-}
 
 let t: TestApp;
 before(async () => {
@@ -54,7 +41,7 @@ function incoming(requestId: unknown): LogLine {
 describe('key values never reach the log', () => {
   test('?api-key=<key> on a successful call: the request is logged with the key redacted', async () => {
     const { key, accountId } = await makeTenant(t.db, t.config);
-    const leadId = await insertContact(t.db, accountId);
+    const leadId = (await makeContact(t.db, accountId)).id;
     const res = await apiClient(t.app).post(`/api/events?api-key=${key}&source=test`, { type: 'visit', leadId });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assertNotLogged(key);
@@ -79,7 +66,7 @@ describe('key values never reach the log', () => {
 
   test('a query key whose name is percent-encoded is redacted too (the app still reads it)', async () => {
     const { key, accountId } = await makeTenant(t.db, t.config);
-    const leadId = await insertContact(t.db, accountId);
+    const leadId = (await makeContact(t.db, accountId)).id;
     const res = await apiClient(t.app).post(`/api/events?%61pi%2Dkey=${key}`, { type: 'visit', leadId });
     assert.equal(res.status, 200, 'the encoded name is read as api-key');
     assertNotLogged(key);

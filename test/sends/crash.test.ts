@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
 import { after, before, test } from 'node:test';
 import { apiClient } from '../helpers/app.js';
 import { makeTenant, uniq } from '../helpers/factories.js';
 import { eventually, makeEmailCampaign, startTestHerald, type TestHerald } from '../helpers/herald.js';
 import { startHeraldProcess, type WorkerProcess } from '../helpers/processes.js';
 import { SmtpSink } from '../fakes/smtp-sink.js';
+import { freePort } from '../helpers/harness.js';
 
 /**
  * SIGKILL mid-drain, several times, under API load: nothing is lost, and hardly anything is
@@ -45,14 +45,6 @@ after(async () => {
   await sink.close();
 });
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 async function queueSends(key: string, campaignId: string, emails: string[]) {
   const api = apiClient(t.app, key);
   for (let i = 0; i < emails.length; i += 50) {
@@ -91,8 +83,7 @@ function apiLoad(baseUrl: () => string, key: string, clients: number) {
 }
 
 test(`SIGKILL ${KILLS} times during a ${SENDS}-send drain under API load: 0 lost, few doubles`, { timeout: 60_000 + SENDS * 150 }, async (ctx) => {
-  const tenant = await makeTenant(t.db, t.config);
-  await t.db.kysely.updateTable('accounts').set({ allowance: null }).where('id', '=', tenant.accountId).execute();
+  const tenant = await makeTenant(t.db, t.config, { allowance: null });
   const { id: campaignId } = await makeEmailCampaign(t, tenant.accountId);
   const batch = uniq('crash');
   const emails = Array.from({ length: SENDS }, (_, i) => `${batch}-${i}@example.com`);

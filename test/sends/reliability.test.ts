@@ -31,8 +31,7 @@ function workerEnv(extra: Record<string, string> = {}) {
 
 /** n contacts with unique emails, each triggered once on a fresh immediate campaign. */
 async function queueSends(n: number) {
-  const tenant = await makeTenant(t.db, t.config);
-  await t.db.kysely.updateTable('accounts').set({ allowance: null }).where('id', '=', tenant.accountId).execute();
+  const tenant = await makeTenant(t.db, t.config, { allowance: null });
   const api = apiClient(t.app, tenant.key);
   const { id: campaignId } = await makeEmailCampaign(t, tenant.accountId);
   const batch = uniq('b');

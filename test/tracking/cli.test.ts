@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { runHerald } from '../helpers/cli.js';
 import { deliverEmail, emailTenant, startRunningHerald, type RunningHerald } from './helpers.js';
+import { processEnv } from '../helpers/harness.js';
 
 /**
  * The real bin/herald (compiled: `npx tsc -p tsconfig.build.json` first) on the running
@@ -11,7 +12,7 @@ let t: RunningHerald;
 let env: Record<string, string>;
 before(async () => {
   t = await startRunningHerald();
-  env = { DATA_DIR: t.config.dataDir, HERALD_SECRET: t.config.secret, DATABASE_URL: t.config.databaseUrl ?? '', LOG_LEVEL: 'silent' };
+  env = processEnv(t);
 });
 after(() => t.close());
 

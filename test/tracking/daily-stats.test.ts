@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { SendStatus } from '../../src/db/schema.js';
-import { newId } from '../../src/ids.js';
 import { createCampaign } from '../../src/modules/campaigns/campaigns.service.js';
 import { campaignDailyStats, type DailyStats } from '../../src/modules/campaigns/daily-stats.js';
 import { makeAccount } from '../helpers/factories.js';
-import { emailCampaign, insertContact, openTestDb, rejectsWith, type CampaignTestEnv } from '../campaigns/helpers.js';
+import { emailCampaign, insertEngagement, insertSend, openTestDb, rejectsWith, type CampaignTestEnv } from '../campaigns/helpers.js';
 
 /** Per-day statistics: each measure on the UTC day it happened, zeros for quiet days, test sends left out. */
 let t: CampaignTestEnv;
@@ -36,27 +35,21 @@ interface SendTimes {
 }
 
 async function send(c: { accountId: string; campaignId: string }, times: SendTimes) {
-  const contactId = await insertContact(t.db, c.accountId);
-  const id = newId('snd');
   const created = Math.min(...[times.sent, times.processed, times.updated].filter((x): x is number => x !== undefined), NOW);
-  await t.db.kysely
-    .insertInto('sends')
-    .values({
-      id, account_id: c.accountId, campaign_id: c.campaignId, contact_id: contactId, status: times.status, channel: 'email',
-      due_at: created, lease_until: null, attempts: 1, reason: null, to_address: null, provider_message_id: null,
-      processed_at: times.processed ?? null, delivered_at: times.delivered ?? null, sent_at: times.sent ?? null,
-      created_at: created, updated_at: times.updated ?? times.sent ?? created, test: times.test ? 1 : 0,
-    })
-    .execute();
-  return { id, contactId };
+  return insertSend(t.db, c.accountId, c.campaignId, {
+    status: times.status,
+    at: created,
+    updatedAt: times.updated ?? times.sent ?? created,
+    attempts: 1,
+    processed: times.processed,
+    delivered: times.delivered,
+    sentAt: times.sent ?? null,
+    test: times.test ? 1 : 0,
+  });
 }
 
-async function engage(c: { accountId: string; campaignId: string }, s: { id: string; contactId: string }, kind: 'open' | 'click', when: number) {
-  await t.db.kysely
-    .insertInto('engagements')
-    .values({ id: newId('eng'), account_id: c.accountId, campaign_id: c.campaignId, send_id: s.id, contact_id: s.contactId, kind, url: kind === 'click' ? 'https://x.test/' : null, created_at: when })
-    .execute();
-}
+const engage = (c: { accountId: string; campaignId: string }, s: { id: string; contactId: string }, kind: 'open' | 'click', when: number) =>
+  insertEngagement(t.db, c.accountId, c.campaignId, s, kind, when);
 
 const zero = (date: string): DailyStats => ({ date, sent: 0, error: 0, processed: 0, delivered: 0, opens: 0, uniqueOpens: 0, clicks: 0, uniqueClicks: 0 });
 

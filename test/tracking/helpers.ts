@@ -1,20 +1,13 @@
 import assert from 'node:assert/strict';
-import { createServer, type AddressInfo } from 'node:net';
 import { listOutbox, type OutboxItem } from '../../src/dispatcher/channels/index.js';
 import type { CampaignInput } from '../../src/modules/campaigns/campaigns.service.js';
 import { campaignStats } from '../../src/modules/campaigns/campaigns.service.js';
 import { apiClient } from '../helpers/app.js';
 import { makeTenant, randomEmail } from '../helpers/factories.js';
-import { eventually, makeEmailCampaign, startTestHerald, type TestHerald } from '../helpers/herald.js';
+import { eventually, makeEmailCampaign, type TestHerald } from '../helpers/herald.js';
+import { freePort, startService } from '../helpers/harness.js';
 
-/** A port nobody listens on right now (the OS picks it; we release it and listen there). */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+export { freePort } from '../helpers/harness.js';
 
 export interface RunningHerald extends TestHerald {
   /** http://127.0.0.1:PORT: also PUBLIC_URL, so the links in messages reach this server. */
@@ -25,8 +18,7 @@ export interface RunningHerald extends TestHerald {
 export async function startRunningHerald(env: Record<string, string> = {}): Promise<RunningHerald> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const t = await startTestHerald({ PUBLIC_URL: base, PORT: String(port), ...env });
-  await t.app.listen({ port, host: '127.0.0.1' });
+  const t = await startService({ env: { PUBLIC_URL: base, PORT: String(port), ...env }, listen: true });
   return Object.assign(t, { base });
 }
 

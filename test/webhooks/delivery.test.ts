@@ -6,7 +6,8 @@ import { enqueueWebhookDeliveries, webhookMessageId } from '../../src/webhooks/e
 import { RETRY_WINDOW_MS } from '../../src/webhooks/backoff.js';
 import type { TestApp } from '../helpers/app.js';
 import { WebhookReceiver } from '../fakes/webhook-receiver.js';
-import { attemptsOf, captureLogger, closeOpenDeliveries, deliveriesOf, makeFixture, makeWorker, startIsolatedApp } from './setup.js';
+import { attemptsOf, closeOpenDeliveries, deliveriesOf, makeFixture, makeWorker, startIsolatedApp } from './setup.js';
+import { captureLogger } from '../helpers/harness.js';
 
 let t: TestApp;
 let receiver: WebhookReceiver;

@@ -1,63 +1,20 @@
-import { randomBytes } from 'node:crypto';
-import { Writable } from 'node:stream';
-import pg from 'pg';
 import type { WebhookDeliveriesTable } from '../../src/db/schema.js';
 import { inTransaction } from '../../src/db/transaction.js';
-import { createLogger } from '../../src/http/logger.js';
-import { newId } from '../../src/ids.js';
-import { newWebhookSecret, sealWebhookSecret } from '../../src/modules/campaigns/webhook-secret.js';
 import { getContactProfile, writeContact, type ContactProfile } from '../../src/modules/contacts/contacts.service.js';
 import { enqueueWebhookDeliveries } from '../../src/webhooks/enqueue.js';
 import { WebhookWorker, type WebhookWorkerOptions } from '../../src/webhooks/worker.js';
-import { startTestApp, type TestApp } from '../helpers/app.js';
-import { makeAccount, makeField, makeKpi, randomEmail, randomPhone } from '../helpers/factories.js';
+import { insertSend, makeAccount, makeEmailCampaign, makeField, makeKpi, randomEmail, randomPhone } from '../helpers/factories.js';
+import { captureLogger, processEnv, startApp, type TestApp } from '../helpers/harness.js';
 
 /**
  * The app on a database of its own. A webhook worker claims due deliveries of every account,
  * so on a shared PostgreSQL the workers of test files running in parallel would take each
  * other's rows: each file gets a fresh PostgreSQL database (SQLite is a fresh file anyway).
  */
-export async function startIsolatedApp(env: Record<string, string> = {}): Promise<TestApp> {
-  const shared = process.env.DATABASE_URL;
-  if (!shared) return startTestApp(env);
-  const name = `herald_test_wh_${randomBytes(6).toString('hex')}`;
-  await adminQuery(shared, `create database ${name}`);
-  const url = new URL(shared);
-  url.pathname = `/${name}`;
-  const t = await startTestApp({ ...env, DATABASE_URL: url.toString() });
-  return {
-    ...t,
-    async close() {
-      await t.close();
-      await adminQuery(shared, `drop database if exists ${name}`);
-    },
-  };
-}
-
-async function adminQuery(url: string, text: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query(text);
-  } finally {
-    await client.end();
-  }
-}
+export const startIsolatedApp = (env: Record<string, string> = {}): Promise<TestApp> => startApp({ env, ownDatabase: true });
 
 /** Environment for bin/herald on the same database as the test app. */
-export const cliEnv = (t: TestApp) => ({ DATA_DIR: t.config.dataDir, HERALD_SECRET: t.config.secret, DATABASE_URL: t.config.databaseUrl ?? '', LOG_LEVEL: 'silent' });
-
-/** A logger whose lines the test can read (to check that secrets never reach them). */
-export function captureLogger() {
-  const lines: string[] = [];
-  const sink = new Writable({
-    write(chunk, _enc, done) {
-      lines.push(String(chunk));
-      done();
-    },
-  });
-  return { logger: createLogger('debug', sink), lines };
-}
+export const cliEnv = processEnv;
 
 export function makeWorker(t: TestApp, options: Partial<WebhookWorkerOptions> = {}) {
   return new WebhookWorker({ db: t.db, config: t.config, logger: captureLogger().logger, ...options });
@@ -75,9 +32,9 @@ export interface Fixture {
 }
 
 /**
- * An account with a custom field and a KPI, a contact using them, an email campaign with a
- * sealed secret and a `sent` send, all written directly (the campaign service and dispatcher
- * live elsewhere); then the deliveries enqueued in a transaction, as the dispatcher does.
+ * An account with a custom field and a KPI, a contact using them, an email campaign (its
+ * sealed secret) made with the services, and a `sent` send written directly (the dispatcher
+ * lives elsewhere); then the deliveries enqueued in a transaction, as the dispatcher does.
  */
 export async function makeFixture(t: TestApp, urls: string[], options: { now?: number } = {}): Promise<Fixture> {
   const now = options.now ?? Date.now();
@@ -95,56 +52,16 @@ export async function makeFixture(t: TestApp, urls: string[], options: { now?: n
   });
   const contact = (await getContactProfile(t.db, accountId, { id: written.id }))!;
 
-  const secret = newWebhookSecret();
-  const campaignId = newId('cmp');
-  await t.db.kysely
-    .insertInto('campaigns')
-    .values({
-      id: campaignId,
-      account_id: accountId,
-      name: 'Welcome',
-      channel: 'email',
-      schedule: 'api',
-      mode: 'immediate',
-      delay_seconds: 0,
-      reentry: 0,
-      cooldown_days: 0,
-      active: 1,
-      email_from: 'team@example.com',
-      email_subject: 'Hello',
-      email_html: '<p>Hello</p>',
-      email_text: 'Hello',
-      whatsapp_template: null,
-      whatsapp_language: null,
-      whatsapp_params: '[]',
-      webhook_secret: sealWebhookSecret(t.config, secret),
-      created_at: now,
-      updated_at: now,
-    })
-    .execute();
-  const sendId = newId('snd');
-  await t.db.kysely
-    .insertInto('sends')
-    .values({
-      id: sendId,
-      account_id: accountId,
-      campaign_id: campaignId,
-      contact_id: contact.id,
-      status: 'sent',
-      channel: 'email',
-      due_at: now,
-      lease_until: null,
-      attempts: 1,
-      reason: null,
-      to_address: contact.emails[0]!,
-      provider_message_id: null,
-      processed_at: now,
-      delivered_at: now,
-      sent_at: now,
-      created_at: now,
-      updated_at: now,
-    })
-    .execute();
+  const { id: campaignId, webhookSecret: secret } = await makeEmailCampaign(t, accountId, { from: 'team@example.com', subject: 'Hello', html: '<p>Hello</p>', text: 'Hello' });
+  const { id: sendId } = await insertSend(t.db, accountId, campaignId, {
+    contactId: contact.id,
+    status: 'sent',
+    at: now,
+    attempts: 1,
+    to: contact.emails[0]!,
+    processed: true,
+    delivered: true,
+  });
   await inTransaction(t.db, (tx) => enqueueWebhookDeliveries(tx, { accountId, campaignId, sendId, urls, contact, now }));
   return { accountId, campaignId, sendId, secret, contact, enqueuedAt: now, deliveries: await deliveriesOf(t, sendId) };
 }
