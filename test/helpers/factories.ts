@@ -13,7 +13,7 @@ import type { EventInput } from '../../src/modules/events/events.schemas.js';
 import { recordEvent } from '../../src/modules/events/events.service.js';
 import { createKey } from '../../src/modules/keys/keys.service.js';
 import { SCOPES } from '../../src/modules/keys/scopes.js';
-import type { SegmentInput } from '../../src/modules/segments/segments.schemas.js';
+import type { SegmentInput } from '../../src/contract/admin/segments.js';
 import { createSegment } from '../../src/modules/segments/segments.service.js';
 import { createUser, type Role } from '../../src/modules/users/users.service.js';
 
