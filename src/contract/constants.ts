@@ -27,3 +27,7 @@ export type CampaignMode = (typeof CAMPAIGN_MODES)[number];
 
 /** Webhook addresses a campaign may have. */
 export const MAX_WEBHOOKS = 3;
+
+/** Where a webhook delivery stands (the campaign's delivery log). */
+export const WEBHOOK_DELIVERY_STATUSES = ['pending', 'delivering', 'delivered', 'failed'] as const;
+export type WebhookDeliveryStatus = (typeof WEBHOOK_DELIVERY_STATUSES)[number];

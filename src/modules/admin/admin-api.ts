@@ -1,10 +1,10 @@
 import cookie from '@fastify/cookie';
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppDeps } from '../../deps.js';
+import { campaignAdminRoutes } from '../campaigns/campaigns.admin.routes.js';
 import { segmentRoutes } from '../segments/segments.routes.js';
 import { authRoutes } from './auth/auth.routes.js';
 import { createSessionHook } from './auth/session-hook.js';
-import { campaignRoutes } from './campaigns/campaigns.routes.js';
 import { contactRoutes } from './contacts/contacts.routes.js';
 import { messageFrameRoutes } from './message-frame.js';
 import { outboxRoutes } from './outbox.js';
@@ -19,7 +19,7 @@ export const adminApi = (deps: AppDeps): FastifyPluginAsync => async (app) => {
   // Registered first: its onRequest hook parses the cookie before the session hook reads it.
   await app.register(cookie);
   app.addHook('onRequest', createSessionHook(deps.db, deps.config));
-  for (const routes of [authRoutes, settingsRoutes, campaignRoutes, contactRoutes, segmentRoutes, outboxRoutes, messageFrameRoutes]) {
+  for (const routes of [authRoutes, settingsRoutes, campaignAdminRoutes, contactRoutes, segmentRoutes, outboxRoutes, messageFrameRoutes]) {
     await app.register(routes(deps));
   }
 };
