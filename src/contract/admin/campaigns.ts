@@ -39,14 +39,14 @@ const optional = Object.fromEntries(Object.entries(members).map(([k, v]) => [k, 
 };
 
 /** `POST /campaigns`: name and channel, every other setting optional (defaults of interfaces.md). */
-export const CampaignCreateBody = Type.Object({ ...optional, name: members.name, channel: members.channel }, { additionalProperties: false });
+export const CampaignCreateBody = Type.Object({ ...optional, name: members.name, channel: members.channel }, { additionalProperties: false, title: 'CampaignCreateBody' });
 export type CampaignCreateBody = Static<typeof CampaignCreateBody>;
 
 /** `PATCH /campaigns/:id`: the members given change; null or '' clears an optional text. */
-export const CampaignPatchBody = Type.Object(optional, { additionalProperties: false });
+export const CampaignPatchBody = Type.Object(optional, { additionalProperties: false, title: 'CampaignPatchBody' });
 export type CampaignPatchBody = Static<typeof CampaignPatchBody>;
 
-export const CampaignCreated = Type.Object({ id: Type.String(), webhookSecret: Type.String() });
+export const CampaignCreated = Type.Object({ id: Type.String(), webhookSecret: Type.String() }, { title: 'CampaignCreated' });
 export type CampaignCreated = Static<typeof CampaignCreated>;
 
 /** The Campaign of docs/admin-api.md (the CLI's JSON without the account id: the session names it). */
@@ -66,7 +66,7 @@ export const Campaign = Type.Object({
   webhooks: Type.Array(Type.String()),
   createdAt: Timestamp,
   updatedAt: Timestamp,
-});
+}, { title: 'Campaign' });
 export type Campaign = Static<typeof Campaign>;
 
 export const CampaignList = Type.Object({ items: Type.Array(Campaign) });
@@ -91,7 +91,7 @@ export const StatsTotals = Type.Object({
   uniqueOpens: count,
   clicks: count,
   uniqueClicks: count,
-});
+}, { title: 'StatsTotals' });
 export type StatsTotals = Static<typeof StatsTotals>;
 
 /** One UTC day, oldest first, quiet days included. */
@@ -106,10 +106,10 @@ export const StatsDay = Type.Object({
   uniqueOpens: count,
   clicks: count,
   uniqueClicks: count,
-});
+}, { title: 'StatsDay' });
 export type StatsDay = Static<typeof StatsDay>;
 
-export const CampaignStats = Type.Object({ totals: StatsTotals, days: Type.Array(StatsDay) });
+export const CampaignStats = Type.Object({ totals: StatsTotals, days: Type.Array(StatsDay) }, { title: 'CampaignStats' });
 export type CampaignStats = Static<typeof CampaignStats>;
 
 /** `POST /campaigns/:id/preview`: the contact, and the form's unsaved edits. */
@@ -119,9 +119,9 @@ export const PreviewBody = Type.Object(
 );
 export type PreviewBody = Static<typeof PreviewBody>;
 
-export const EmailPreview = Type.Object({ subject: Type.String(), html: Nullable(Type.String()), text: Type.String() });
+export const EmailPreview = Type.Object({ subject: Type.String(), html: Nullable(Type.String()), text: Type.String() }, { title: 'EmailPreview' });
 export type EmailPreview = Static<typeof EmailPreview>;
-export const WhatsappPreview = Type.Object({ template: Type.String(), language: Type.String(), params: Type.Array(Type.String()) });
+export const WhatsappPreview = Type.Object({ template: Type.String(), language: Type.String(), params: Type.Array(Type.String()) }, { title: 'WhatsappPreview' });
 export type WhatsappPreview = Static<typeof WhatsappPreview>;
 export const CampaignPreview = Type.Union([EmailPreview, WhatsappPreview]);
 export type CampaignPreview = Static<typeof CampaignPreview>;
@@ -141,7 +141,7 @@ export const WebhookAttempt = Type.Object({
   statusCode: Nullable(Type.Integer()),
   error: Nullable(Type.String()),
   durationMs: Type.Integer(),
-});
+}, { title: 'WebhookAttempt' });
 export type WebhookAttempt = Static<typeof WebhookAttempt>;
 
 export const WebhookDelivery = Type.Object({
@@ -163,7 +163,7 @@ export const WebhookDelivery = Type.Object({
   updatedAt: Timestamp,
   /** Oldest first. */
   attempts: Type.Array(WebhookAttempt),
-});
+}, { title: 'WebhookDelivery' });
 export type WebhookDelivery = Static<typeof WebhookDelivery>;
 
 export const WebhookDeliveryList = Type.Object({ items: Type.Array(WebhookDelivery) });

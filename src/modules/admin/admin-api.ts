@@ -1,6 +1,9 @@
 import cookie from '@fastify/cookie';
 import type { FastifyPluginAsync } from 'fastify';
+import { Type } from 'typebox';
 import type { AppDeps } from '../../deps.js';
+import { buildAdminDocument, collectRoutes } from '../../http/admin-openapi.js';
+import { VERSION } from '../../version.js';
 import { campaignAdminRoutes } from '../campaigns/campaigns.admin.routes.js';
 import { segmentRoutes } from '../segments/segments.routes.js';
 import { authRoutes } from './auth/auth.routes.js';
@@ -13,13 +16,32 @@ import { settingsRoutes } from './settings.routes.js';
 /**
  * The JSON API behind the admin panel (docs/admin-api.md), registered with prefix /admin/api.
  * Encapsulated: the cookie parser and the session hook apply to these routes only, never to
- * the public API. Every route is hidden from the public OpenAPI document.
+ * the public API. Every route is hidden from the public OpenAPI document; the admin API has
+ * its own, built from the same route schemas: GET /admin/api/openapi.json.
  */
 export const adminApi = (deps: AppDeps): FastifyPluginAsync => async (app) => {
   // Registered first: its onRequest hook parses the cookie before the session hook reads it.
   await app.register(cookie);
   app.addHook('onRequest', createSessionHook(deps.db, deps.config));
+  const routes = collectRoutes(app);
+  // Public like /openapi.json: it describes shapes, never data (decisions.md, Admin API document).
+  let document: Record<string, unknown> | undefined;
+  app.get('/openapi.json', { config: { noSession: true }, schema: { hide: true, response: { 200: AdminDocument } } }, async () => {
+    document ??= buildAdminDocument(routes, { version: VERSION, prefix: app.prefix });
+    return document;
+  });
   for (const routes of [authRoutes, settingsRoutes, campaignAdminRoutes, contactRoutes, segmentRoutes, outboxRoutes, messageFrameRoutes]) {
     await app.register(routes(deps));
   }
 };
+
+/** The OpenAPI 3.1 document's top level (its members are free-form JSON). */
+const AdminDocument = Type.Object({
+  openapi: Type.String(),
+  info: Type.Unknown(),
+  servers: Type.Unknown(),
+  tags: Type.Unknown(),
+  paths: Type.Unknown(),
+  components: Type.Unknown(),
+  security: Type.Unknown(),
+});
