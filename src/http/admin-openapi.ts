@@ -45,6 +45,11 @@ function plain(schema: unknown, components: Record<string, Json>): Json {
     if (Array.isArray(node)) return node.map(walk);
     if (!node || typeof node !== 'object') return node;
     const object = Object.fromEntries(Object.entries(node as Json).map(([k, v]) => [k, walk(v)]));
+    // Herald's own ajv keyword (json-limits.ts) is no JSON Schema keyword: an extension here.
+    if ('maxDepth' in object) {
+      object['x-max-depth'] = object.maxDepth;
+      delete object.maxDepth;
+    }
     if (typeof object.$ref === 'string' && !object.$ref.startsWith('#')) object.$ref = `#/components/schemas/${object.$ref.replace(/#$/, '')}`;
     const title = object.title;
     if (typeof title === 'string' && /^[A-Za-z0-9._-]+$/.test(title)) {
@@ -89,7 +94,12 @@ export function buildAdminDocument(routes: DocumentedRoute[], options: { version
   const paths: Record<string, Record<string, Json>> = {};
   for (const route of [...routes].sort((a, b) => a.url.localeCompare(b.url) || a.method.localeCompare(b.method))) {
     const schema = route.schema ?? {};
-    const operation: Json = { operationId: operationId(route.method, route.url, options.prefix) };
+    const described = schema as { summary?: string; description?: string };
+    const operation: Json = {
+      operationId: operationId(route.method, route.url, options.prefix),
+      summary: described.summary ?? `${route.method} ${openApiPath(route.url)}`,
+      ...(described.description ? { description: described.description } : {}),
+    };
     const tag = route.url.slice(options.prefix.length).split('/')[1];
     if (tag) operation.tags = [tag];
     const params = [
@@ -105,7 +115,9 @@ export function buildAdminDocument(routes: DocumentedRoute[], options: { version
     }
     responses['4XX'] ??= { description: 'The error body of every failure', content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } } };
     operation.responses = responses;
+    // A session everywhere but sign-in; writes also carry the CSRF token.
     if (route.noSession) operation.security = [];
+    else if (route.method !== 'GET') operation.security = [{ session: [], csrf: [] }];
     (paths[openApiPath(route.url)] ??= {})[route.method.toLowerCase()] = operation;
   }
   return {
