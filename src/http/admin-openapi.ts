@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifySchema, HTTPMethods } from 'fastify';
+import { Type } from 'typebox';
 import { ErrorBody } from './openapi.js';
 
 /**
@@ -100,7 +101,7 @@ export function buildAdminDocument(routes: DocumentedRoute[], options: { version
       summary: described.summary ?? `${route.method} ${openApiPath(route.url)}`,
       ...(described.description ? { description: described.description } : {}),
     };
-    const tag = route.url.slice(options.prefix.length).split('/')[1];
+    const tag = route.url.slice(options.prefix.length).split('/')[1]?.replace(/\.json$/, '');
     if (tag) operation.tags = [tag];
     const params = [
       ...(schema.params ? parameters(schema.params, 'path', components) : []),
@@ -142,3 +143,14 @@ export function buildAdminDocument(routes: DocumentedRoute[], options: { version
     security: [{ session: [] }],
   };
 }
+
+/** The response schema of the document's own route: its top level (the members are free-form JSON). */
+export const AdminDocument = Type.Object({
+  openapi: Type.String(),
+  info: Type.Unknown(),
+  servers: Type.Unknown(),
+  tags: Type.Unknown(),
+  paths: Type.Unknown(),
+  components: Type.Unknown(),
+  security: Type.Unknown(),
+});

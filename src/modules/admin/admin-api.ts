@@ -1,8 +1,7 @@
 import cookie from '@fastify/cookie';
 import type { FastifyPluginAsync } from 'fastify';
-import { Type } from 'typebox';
 import type { AppDeps } from '../../deps.js';
-import { buildAdminDocument, collectRoutes } from '../../http/admin-openapi.js';
+import { AdminDocument, buildAdminDocument, collectRoutes } from '../../http/admin-openapi.js';
 import { VERSION } from '../../version.js';
 import { campaignAdminRoutes } from '../campaigns/campaigns.admin.routes.js';
 import { segmentRoutes } from '../segments/segments.routes.js';
@@ -30,18 +29,7 @@ export const adminApi = (deps: AppDeps): FastifyPluginAsync => async (app) => {
     document ??= buildAdminDocument(routes, { version: VERSION, prefix: app.prefix });
     return document;
   });
-  for (const routes of [authRoutes, settingsRoutes, campaignAdminRoutes, contactRoutes, segmentRoutes, outboxRoutes, messageFrameRoutes]) {
-    await app.register(routes(deps));
+  for (const plugin of [authRoutes, settingsRoutes, campaignAdminRoutes, contactRoutes, segmentRoutes, outboxRoutes, messageFrameRoutes]) {
+    await app.register(plugin(deps));
   }
 };
-
-/** The OpenAPI 3.1 document's top level (its members are free-form JSON). */
-const AdminDocument = Type.Object({
-  openapi: Type.String(),
-  info: Type.Unknown(),
-  servers: Type.Unknown(),
-  tags: Type.Unknown(),
-  paths: Type.Unknown(),
-  components: Type.Unknown(),
-  security: Type.Unknown(),
-});
