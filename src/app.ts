@@ -7,7 +7,7 @@ import type { AppDeps } from './deps.js';
 import { VERSION } from './version.js';
 import type { Db } from './db/connect.js';
 import { createAuthHook } from './http/auth.js';
-import { clientErrorHandler, frameworkErrors, installErrorHandling } from './http/error-handler.js';
+import { clientErrorHandler, errorMessageKeyword, frameworkErrors, installErrorHandling } from './http/error-handler.js';
 import { drainUnreadBodies } from './http/drain.js';
 import { createLogger } from './http/logger.js';
 import { refuseNulCharacters } from './http/nul-guard.js';
@@ -102,9 +102,10 @@ function createFastify(logger: Logger, trustProxy: readonly string[] = []) {
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_TOKEN_LENGTH },
     ajv: {
       // Members have exactly the JSON types of the spec: nothing is coerced or dropped silently.
-      customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: true },
+      customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: true, verbose: true },
       // Free-form members carry `maxDepth`: a value nested too deeply is refused before anything recurses into it.
-      plugins: [maxDepthKeyword],
+      // Choice fields may carry their own message (`x-error-message`; `verbose` hands the handler each error's schema).
+      plugins: [maxDepthKeyword, errorMessageKeyword],
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 }

@@ -1,4 +1,4 @@
-import { Type, type Static } from 'typebox';
+import { Type, type Static, type TSchema } from 'typebox';
 
 /**
  * Schema pieces shared by the admin API's resources. Imports only TypeBox: the panel imports
@@ -32,8 +32,8 @@ export const PageQuery = Type.Object({ limit: Type.Optional(QueryNumber), cursor
 /** `nextCursor` of a page: null on the last one. */
 export const NextCursor = Type.Union([Type.String(), Type.Null()]);
 
-/** An ISO 8601 timestamp in a response. */
-export const Timestamp = Type.String({ description: 'ISO 8601, UTC' });
+/** A timestamp of the admin API: ISO 8601 UTC with milliseconds. */
+export const Timestamp = Type.String({ format: 'date-time' });
 
 /** A free-form JSON value (metadata, custom field values, payloads): serialized as it is. */
 export const AnyJson = Type.Unknown();
@@ -50,3 +50,20 @@ export const NumberMap = Type.Unsafe<Record<string, number>>({ type: 'object', a
 
 /** The body of a 204. */
 export const NoContent = Type.Null();
+
+/**
+ * Annotation of a schema whose validation failure answers with this exact message instead of
+ * ajv's, e.g. a choice field keeps the message its service check has always given ("channel
+ * must be email or whatsapp"). The error handler reads it (src/http/error-handler.ts); the app's
+ * ajv knows it as a keyword.
+ */
+export const ERROR_MESSAGE = 'x-error-message';
+
+/** One of `values` (a JSON Schema `enum`); a wrong value is refused with `message`. */
+export function Choice<const T extends readonly string[]>(values: T, message?: string) {
+  return Type.Enum(values as unknown as T[number][], message === undefined ? {} : { [ERROR_MESSAGE]: message });
+}
+
+/** A member that may be null. */
+export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+

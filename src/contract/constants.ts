@@ -40,3 +40,7 @@ export const MAX_WITHIN_DAYS = 90;
  * and arrays (decisions.md, Limits).
  */
 export const MAX_JSON_DEPTH = 32;
+
+/** Where a webhook delivery stands (the campaign's delivery log). */
+export const WEBHOOK_DELIVERY_STATUSES = ['pending', 'delivering', 'delivered', 'failed'] as const;
+export type WebhookDeliveryStatus = (typeof WEBHOOK_DELIVERY_STATUSES)[number];

@@ -2,6 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
+import { ERROR_MESSAGE } from '../contract/common.js';
 import { AppError, ERROR_CODES, type ErrorCode, type Problem } from '../errors.js';
 
 /** The one error body of decisions.md: `{statusCode, error, message, details?, requestId?}`. */
@@ -22,11 +23,24 @@ interface AjvError {
   keyword: string;
   message?: string;
   params: Record<string, unknown>;
+  /** The schema holding the failed keyword (ajv's `verbose` option). */
+  parentSchema?: Record<string, unknown>;
+}
+
+/**
+ * Plugin of the app's ajv: the `x-error-message` annotation (src/contract/common.ts). With ajv's
+ * `verbose` option each error carries its schema, so a choice field answers its own message.
+ */
+export function errorMessageKeyword<A extends { addKeyword(definition: { keyword: string; schemaType: 'string' }): unknown }>(ajv: A): A {
+  ajv.addKeyword({ keyword: ERROR_MESSAGE, schemaType: 'string' });
+  return ajv;
 }
 
 /** Turns ajv's errors into `details` whose paths name the member at fault, never the root. */
 export function validationDetails(errors: AjvError[]): Problem[] {
   return collapseUnions(errors).map((e) => {
+    const own = e.parentSchema?.[ERROR_MESSAGE];
+    if (typeof own === 'string') return { path: e.instancePath || '/', message: own };
     if (e.keyword === 'required') return { path: `${e.instancePath}/${String(e.params.missingProperty)}`, message: 'is required' };
     if (e.keyword === 'additionalProperties') {
       return { path: `${e.instancePath}/${String(e.params.additionalProperty)}`, message: 'is not an accepted member' };

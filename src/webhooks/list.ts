@@ -4,6 +4,8 @@ import { AppError } from '../errors.js';
 import { iso } from '../time.js';
 import { webhookMessageId } from './enqueue.js';
 import { parseStoredJson } from '../json-limits.js';
+import { campaignExists } from '../modules/campaigns/campaigns.service.js';
+import { selectCampaignDeliveries, selectDeliveryAttempts } from './delivery-log.repo.js';
 
 export interface WebhookAttemptView {
   id: string;
@@ -43,37 +45,15 @@ export const MAX_LIST_LIMIT = 1000;
  */
 export async function listWebhookDeliveries(db: Db, accountId: string, campaignId: string, options: { limit?: number } = {}): Promise<WebhookDeliveryView[]> {
   const limit = Math.min(Math.max(options.limit ?? DEFAULT_LIST_LIMIT, 1), MAX_LIST_LIMIT);
-  const campaign = await db.kysely
-    .selectFrom('campaigns')
-    .select('id')
-    .where('account_id', '=', accountId)
-    .where('id', '=', campaignId)
-    .executeTakeFirst();
-  if (!campaign) throw new AppError('CAMPAIGN_NOT_FOUND');
-
-  const deliveries = await db.kysely
-    .selectFrom('webhook_deliveries')
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .where('campaign_id', '=', campaignId)
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(limit)
-    .execute();
+  // Another account's campaign answers like one that does not exist.
+  if (!(await campaignExists(db, accountId, campaignId))) throw new AppError('CAMPAIGN_NOT_FOUND');
+  const deliveries = await selectCampaignDeliveries(db, accountId, campaignId, limit);
   if (deliveries.length === 0) return [];
-
-  const attempts = await db.kysely
-    .selectFrom('webhook_attempts')
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .where(
-      'delivery_id',
-      'in',
-      deliveries.map((d) => d.id),
-    )
-    .orderBy('attempted_at')
-    .orderBy('id')
-    .execute();
+  const attempts = await selectDeliveryAttempts(
+    db,
+    accountId,
+    deliveries.map((d) => d.id),
+  );
   const byDelivery = new Map<string, WebhookAttemptView[]>();
   for (const a of attempts) {
     const list = byDelivery.get(a.delivery_id) ?? [];

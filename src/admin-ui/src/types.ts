@@ -61,99 +61,32 @@ export interface Kpi {
   name: string;
 }
 
-export type Channel = 'email' | 'whatsapp';
+import type { Channel } from '../../contract/constants';
+export type { Channel };
+import type { CampaignCreateBody } from '../../contract/admin/campaigns';
 
-export interface Campaign {
-  id: string;
-  name: string;
-  channel: Channel;
-  schedule: 'api' | 'manual';
-  mode: 'immediate' | 'delay';
-  delaySeconds: number;
-  reentry: boolean;
-  cooldownDays: number;
-  active: boolean;
-  email: { from: string | null; subject: string | null; html: string | null; text: string | null };
-  whatsapp: { template: string | null; language: string | null; params: string[] };
-  webhooks: string[];
-  createdAt: string;
-  updatedAt: string;
-}
+/** The campaign routes' shapes, from the admin API's contract (src/contract/admin/campaigns.ts). */
+export type {
+  Campaign,
+  CampaignPreview,
+  CampaignStats,
+  EmailPreview,
+  StatsDay,
+  StatsTotals,
+  WebhookAttempt,
+  WebhookDelivery,
+  WhatsappPreview,
+} from '../../contract/admin/campaigns';
 
-/** The members POST/PATCH /campaigns accept. */
-export interface CampaignInput {
-  name: string;
-  channel: Channel;
-  schedule: 'api' | 'manual';
-  mode: 'immediate' | 'delay';
+/**
+ * What the campaign form sends to POST/PATCH /campaigns: every setting. A delay or cooldown
+ * that is not a whole number goes as typed, so the API's answer names the field at fault.
+ */
+export type CampaignInput = Required<Omit<CampaignCreateBody, 'delaySeconds' | 'cooldownDays' | 'active'>> & {
   delaySeconds: number | string;
-  reentry: boolean;
   cooldownDays: number | string;
-  from: string | null;
-  subject: string | null;
-  html: string | null;
-  text: string | null;
-  whatsappTemplate: string | null;
-  language: string | null;
-  whatsappParams: string[];
-  webhooks: string[];
   active?: boolean;
-}
-
-export interface StatsTotals {
-  sent: number;
-  rejected: number;
-  optout: number;
-  error: number;
-  pending: number;
-  cancelled: number;
-  queued: number;
-  processed: number;
-  delivered: number;
-  opens: number;
-  uniqueOpens: number;
-  clicks: number;
-  uniqueClicks: number;
-}
-
-export interface StatsDay {
-  date: string;
-  sent: number;
-  error: number;
-  processed: number;
-  delivered: number;
-  opens: number;
-  clicks: number;
-}
-
-export interface CampaignStats {
-  totals: StatsTotals;
-  days: StatsDay[];
-}
-
-export type EmailPreview = { subject: string; html: string | null; text: string | null };
-export type WhatsappPreview = { template: string; language: string; params: string[] };
-
-export interface WebhookAttempt {
-  at: string;
-  statusCode: number | null;
-  error: string | null;
-  durationMs: number | null;
-}
-
-export interface WebhookDelivery {
-  id: string;
-  messageId: string;
-  url: string;
-  status: string;
-  attempts: WebhookAttempt[];
-  sendId?: string;
-  createdAt?: string;
-  nextAttemptAt?: string | null;
-  lastError?: string | null;
-  /** The exact JSON that was signed and sent. */
-  payload?: unknown;
-}
+};
 
 // Contacts, activity, segments and the outbox: the server's contract (type imports only, erased from the bundle).
 export type { ActivityItem, ContactProfile, ContactSummary, Note } from '../../contract/admin/contacts';

@@ -5,7 +5,7 @@ import { deriveKey, encrypt } from '../../crypto.js';
 import { inTransaction } from '../../db/transaction.js';
 import { AppError, invalid } from '../../errors.js';
 import { newId } from '../../ids.js';
-import { deactivateWhatsappCampaigns } from '../campaigns/campaigns.repo.js';
+import { deactivateWhatsappCampaigns } from '../campaigns/campaigns.service.js';
 import { verifyTokenHash } from '../whatsapp/verify-token.js';
 
 export type Plan = AccountsTable['plan'];

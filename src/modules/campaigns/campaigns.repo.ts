@@ -1,24 +1,24 @@
-import { sql, type Kysely } from 'kysely';
-import type { AccountsTable, CampaignsTable, Database, SendStatus } from '../../db/schema.js';
+import { sql } from 'kysely';
+import { kyselyOf, type Queryable } from '../../db/queryable.js';
+import type { AccountsTable, CampaignsTable } from '../../db/schema.js';
+import { utcDayOf } from '../../db/utc-day.js';
 
 /**
  * SQL of the campaigns module, and nothing else. The account id comes first in every function
  * and is part of every WHERE, so another account's campaign id reads and writes nothing.
- * Each function takes a Kysely: the app's, or one bound to an open transaction.
+ * Each function takes a Queryable: the app's database, or a Kysely bound to an open transaction.
  * `lock` (PostgreSQL only; SQLite transactions already hold the write lock from their start)
  * makes a read inside a read-modify-write transaction take a row lock.
  */
-type Q = Kysely<Database>;
-
-export async function selectAccountPlan(q: Q, accountId: string, lock = false): Promise<AccountsTable['plan'] | undefined> {
-  let query = q.selectFrom('accounts').select('plan').where('id', '=', accountId);
+export async function selectAccountPlan(db: Queryable, accountId: string, lock = false): Promise<AccountsTable['plan'] | undefined> {
+  let query = kyselyOf(db).selectFrom('accounts').select('plan').where('id', '=', accountId);
   // A shared lock: a concurrent plan change (which updates this row) waits for our commit, or we for its.
   if (lock) query = query.forShare();
   return (await query.executeTakeFirst())?.plan;
 }
 
-export async function selectCampaign(q: Q, accountId: string, campaignId: string, lock = false): Promise<CampaignsTable | undefined> {
-  let query = q.selectFrom('campaigns').selectAll().where('account_id', '=', accountId).where('id', '=', campaignId);
+export async function selectCampaign(db: Queryable, accountId: string, campaignId: string, lock = false): Promise<CampaignsTable | undefined> {
+  let query = kyselyOf(db).selectFrom('campaigns').selectAll().where('account_id', '=', accountId).where('id', '=', campaignId);
   if (lock) query = query.forUpdate();
   return query.executeTakeFirst();
 }
@@ -28,15 +28,15 @@ export async function selectCampaign(q: Q, accountId: string, campaignId: string
  * a campaign: one round trip instead of two on PostgreSQL): one row per webhook, or one with a
  * null URL when there is none.
  */
-export async function selectCampaignWithWebhooks(q: Q, accountId: string, campaignId: string): Promise<{ row: CampaignsTable; webhooks: string[] } | undefined> {
-  const [found] = await selectCampaignsWithWebhooks(q, [campaignId]);
+export async function selectCampaignWithWebhooks(db: Queryable, accountId: string, campaignId: string): Promise<{ row: CampaignsTable; webhooks: string[] } | undefined> {
+  const [found] = await selectCampaignsWithWebhooks(db, [campaignId]);
   // Ids are unique across accounts: another account's campaign is simply not found.
   return found?.row.account_id === accountId ? found : undefined;
 }
 
 /** Like selectCampaignWithWebhooks for several campaigns at once (by id; the caller checks the account). */
-export async function selectCampaignsWithWebhooks(q: Q, campaignIds: string[]): Promise<{ row: CampaignsTable; webhooks: string[] }[]> {
-  const rows = await q
+export async function selectCampaignsWithWebhooks(db: Queryable, campaignIds: string[]): Promise<{ row: CampaignsTable; webhooks: string[] }[]> {
+  const rows = await kyselyOf(db)
     .selectFrom('campaigns as c')
     .leftJoin('campaign_webhooks as w', (join) => join.onRef('w.campaign_id', '=', 'c.id').onRef('w.account_id', '=', 'c.account_id'))
     .selectAll('c')
@@ -54,13 +54,13 @@ export async function selectCampaignsWithWebhooks(q: Q, campaignIds: string[]): 
   return [...found.values()];
 }
 
-export async function campaignExists(q: Q, accountId: string, campaignId: string): Promise<boolean> {
-  const row = await q.selectFrom('campaigns').select('id').where('account_id', '=', accountId).where('id', '=', campaignId).executeTakeFirst();
+export async function campaignExists(db: Queryable, accountId: string, campaignId: string): Promise<boolean> {
+  const row = await kyselyOf(db).selectFrom('campaigns').select('id').where('account_id', '=', accountId).where('id', '=', campaignId).executeTakeFirst();
   return row !== undefined;
 }
 
-export async function selectWebhookUrls(q: Q, accountId: string, campaignId: string): Promise<string[]> {
-  const rows = await q
+export async function selectWebhookUrls(db: Queryable, accountId: string, campaignId: string): Promise<string[]> {
+  const rows = await kyselyOf(db)
     .selectFrom('campaign_webhooks')
     .select('url')
     .where('account_id', '=', accountId)
@@ -70,13 +70,13 @@ export async function selectWebhookUrls(q: Q, accountId: string, campaignId: str
   return rows.map((r) => r.url);
 }
 
-export async function selectCampaigns(q: Q, accountId: string): Promise<CampaignsTable[]> {
-  return q.selectFrom('campaigns').selectAll().where('account_id', '=', accountId).orderBy('created_at').orderBy('id').execute();
+export async function selectCampaigns(db: Queryable, accountId: string): Promise<CampaignsTable[]> {
+  return kyselyOf(db).selectFrom('campaigns').selectAll().where('account_id', '=', accountId).orderBy('created_at').orderBy('id').execute();
 }
 
 /** Every webhook of the account's campaigns, in one query (for listings). */
-export async function selectAccountWebhooks(q: Q, accountId: string): Promise<{ campaign_id: string; url: string }[]> {
-  return q
+export async function selectAccountWebhooks(db: Queryable, accountId: string): Promise<{ campaign_id: string; url: string }[]> {
+  return kyselyOf(db)
     .selectFrom('campaign_webhooks')
     .select(['campaign_id', 'url'])
     .where('account_id', '=', accountId)
@@ -85,29 +85,29 @@ export async function selectAccountWebhooks(q: Q, accountId: string): Promise<{ 
     .execute();
 }
 
-export async function selectWebhookSecret(q: Q, accountId: string, campaignId: string): Promise<string | undefined> {
-  const row = await q.selectFrom('campaigns').select('webhook_secret').where('account_id', '=', accountId).where('id', '=', campaignId).executeTakeFirst();
+export async function selectWebhookSecret(db: Queryable, accountId: string, campaignId: string): Promise<string | undefined> {
+  const row = await kyselyOf(db).selectFrom('campaigns').select('webhook_secret').where('account_id', '=', accountId).where('id', '=', campaignId).executeTakeFirst();
   return row?.webhook_secret;
 }
 
-export async function insertCampaign(q: Q, accountId: string, row: Omit<CampaignsTable, 'account_id'>): Promise<void> {
-  await q.insertInto('campaigns').values({ ...row, account_id: accountId }).execute();
+export async function insertCampaign(db: Queryable, accountId: string, row: Omit<CampaignsTable, 'account_id'>): Promise<void> {
+  await kyselyOf(db).insertInto('campaigns').values({ ...row, account_id: accountId }).execute();
 }
 
 export async function updateCampaignRow(
-  q: Q,
+  db: Queryable,
   accountId: string,
   campaignId: string,
   values: Partial<Omit<CampaignsTable, 'id' | 'account_id' | 'webhook_secret' | 'created_at'>>,
 ): Promise<void> {
-  await q.updateTable('campaigns').set(values).where('account_id', '=', accountId).where('id', '=', campaignId).execute();
+  await kyselyOf(db).updateTable('campaigns').set(values).where('account_id', '=', accountId).where('id', '=', campaignId).execute();
 }
 
 /** The list is replaced as a whole: positions 0..n-1 are the order the caller gave. */
-export async function replaceWebhooks(q: Q, accountId: string, campaignId: string, urls: string[]): Promise<void> {
-  await q.deleteFrom('campaign_webhooks').where('account_id', '=', accountId).where('campaign_id', '=', campaignId).execute();
+export async function replaceWebhooks(db: Queryable, accountId: string, campaignId: string, urls: string[]): Promise<void> {
+  await kyselyOf(db).deleteFrom('campaign_webhooks').where('account_id', '=', accountId).where('campaign_id', '=', campaignId).execute();
   if (urls.length === 0) return;
-  await q
+  await kyselyOf(db)
     .insertInto('campaign_webhooks')
     .values(urls.map((url, position) => ({ campaign_id: campaignId, position, account_id: accountId, url })))
     .execute();
@@ -118,34 +118,14 @@ export async function replaceWebhooks(q: Q, accountId: string, campaignId: strin
  * activation on PostgreSQL because the caller has just updated the account row, and an
  * activation holds a shared lock on that row (selectAccountPlan with lock) until it commits.
  */
-export async function deactivateWhatsappCampaigns(q: Q, accountId: string, now: number): Promise<void> {
-  await q
+export async function deactivateWhatsappCampaigns(db: Queryable, accountId: string, now: number): Promise<void> {
+  await kyselyOf(db)
     .updateTable('campaigns')
     .set({ active: 0, updated_at: now })
     .where('account_id', '=', accountId)
     .where('channel', '=', 'whatsapp')
     .where('active', '=', 1)
     .execute();
-}
-
-export interface StatusCount {
-  status: SendStatus;
-  count: number;
-  processed: number;
-  delivered: number;
-}
-
-/** One grouped scan of the campaign's sends: count per status, and how many were processed / delivered. */
-export async function countSends(q: Q, accountId: string, campaignId: string): Promise<StatusCount[]> {
-  const rows = await q
-    .selectFrom('sends')
-    .select(['status', sql<number>`count(*)`.as('count'), sql<number>`count(processed_at)`.as('processed'), sql<number>`count(delivered_at)`.as('delivered')])
-    .where('account_id', '=', accountId)
-    .where('campaign_id', '=', campaignId)
-    .groupBy('status')
-    .execute();
-  // count() is a bigint on PostgreSQL: connect.ts parses it, Number() keeps both engines alike.
-  return rows.map((r) => ({ status: r.status, count: Number(r.count), processed: Number(r.processed), delivered: Number(r.delivered) }));
 }
 
 export interface EngagementCount {
@@ -155,8 +135,8 @@ export interface EngagementCount {
 }
 
 /** Opens and clicks of the campaign: total rows and distinct sends, per kind. */
-export async function countEngagements(q: Q, accountId: string, campaignId: string): Promise<EngagementCount[]> {
-  const rows = await q
+export async function countEngagements(db: Queryable, accountId: string, campaignId: string): Promise<EngagementCount[]> {
+  const rows = await kyselyOf(db)
     .selectFrom('engagements')
     .select(['kind', sql<number>`count(*)`.as('total'), sql<number>`count(distinct send_id)`.as('distinct_sends')])
     .where('account_id', '=', accountId)
@@ -164,4 +144,17 @@ export async function countEngagements(q: Q, accountId: string, campaignId: stri
     .groupBy('kind')
     .execute();
   return rows.map((r) => ({ kind: r.kind, total: Number(r.total), unique: Number(r.distinct_sends) }));
+}
+
+/** Opens and clicks of the campaign per UTC day since `since`: rows and distinct sends, per kind. */
+export async function countEngagementsByDay(db: Queryable, accountId: string, campaignId: string, since: number) {
+  const rows = await kyselyOf(db)
+    .selectFrom('engagements')
+    .select(['kind', utcDayOf('created_at').as('day'), sql<number>`count(*)`.as('count'), sql<number>`count(distinct send_id)`.as('unique_sends')])
+    .where('account_id', '=', accountId)
+    .where('campaign_id', '=', campaignId)
+    .where('created_at', '>=', since)
+    .groupBy(['kind', utcDayOf('created_at')])
+    .execute();
+  return rows.map((r) => ({ kind: r.kind, day: Number(r.day), count: Number(r.count), unique: Number(r.unique_sends) }));
 }

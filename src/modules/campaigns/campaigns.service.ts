@@ -1,13 +1,13 @@
-import type { Kysely } from 'kysely';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/connect.js';
-import type { CampaignsTable, Database } from '../../db/schema.js';
+import type { Queryable } from '../../db/queryable.js';
+import type { CampaignsTable } from '../../db/schema.js';
 import { inTransaction } from '../../db/transaction.js';
 import { AppError } from '../../errors.js';
 import { newId } from '../../ids.js';
 import { toCampaign, type Campaign } from './campaign.js';
 import { checkSettings, checkUpdate, defaultSettings, mergeSettings, type CampaignInput, type CampaignUpdate, type Settings } from './campaign-settings.js';
-import { countCampaignSends } from '../sends/sends.repo.js';
+import { campaignSendCounts } from '../sends/sends.service.js';
 import * as repo from './campaigns.repo.js';
 import { newWebhookSecret, openWebhookSecret, sealWebhookSecret } from './webhook-secret.js';
 
@@ -24,7 +24,7 @@ export async function createCampaign(
   accountId: string,
   input: CampaignInput,
 ): Promise<{ id: string; webhookSecret: string }> {
-  await requireAccount(db.kysely, accountId);
+  await requireAccount(db, accountId);
   await checkUpdate(requireCreateMembers(input), config);
   const settings = mergeSettings(defaultSettings(input.name, input.channel), input);
   const id = newId('cmp');
@@ -50,7 +50,7 @@ export async function updateCampaign(
   update: CampaignUpdate,
 ): Promise<{ id: string }> {
   // Existence before validation: "no such campaign" is the more useful answer for a typo'd id.
-  if (!(await repo.selectCampaign(db.kysely, accountId, campaignId))) await notFound(db.kysely, accountId);
+  if (!(await repo.selectCampaign(db, accountId, campaignId))) await notFound(db, accountId);
   await checkUpdate(update, config);
   const lock = db.engine === 'postgres';
   await inTransaction(db, async (tx) => {
@@ -72,17 +72,17 @@ export async function updateCampaign(
  * included). Takes a Kysely so the trigger can call it inside its own transaction; two small
  * indexed queries, run together.
  */
-export async function findCampaign(kysely: Kysely<Database>, accountId: string, campaignId: string): Promise<Campaign | undefined> {
-  const found = await repo.selectCampaignWithWebhooks(kysely, accountId, campaignId);
+export async function findCampaign(db: Queryable, accountId: string, campaignId: string): Promise<Campaign | undefined> {
+  const found = await repo.selectCampaignWithWebhooks(db, accountId, campaignId);
   return found && toCampaign(found.row, found.webhooks);
 }
 
 /** Several campaigns by id, each given with its account: keyed by id, absent when not that account's. */
-export async function findCampaigns(kysely: Kysely<Database>, campaigns: { accountId: string; campaignId: string }[]): Promise<Map<string, Campaign>> {
+export async function findCampaigns(db: Queryable, campaigns: { accountId: string; campaignId: string }[]): Promise<Map<string, Campaign>> {
   const accountOf = new Map(campaigns.map((c) => [c.campaignId, c.accountId]));
   const found = new Map<string, Campaign>();
   if (accountOf.size === 0) return found;
-  for (const { row, webhooks } of await repo.selectCampaignsWithWebhooks(kysely, [...accountOf.keys()])) {
+  for (const { row, webhooks } of await repo.selectCampaignsWithWebhooks(db, [...accountOf.keys()])) {
     if (accountOf.get(row.id) === row.account_id) found.set(row.id, toCampaign(row, webhooks));
   }
   return found;
@@ -90,20 +90,20 @@ export async function findCampaigns(kysely: Kysely<Database>, campaigns: { accou
 
 /** Like findCampaign, but an unknown id is an error (CAMPAIGN_NOT_FOUND, or ACCOUNT_NOT_FOUND). */
 export async function getCampaign(db: Db, accountId: string, campaignId: string): Promise<Campaign> {
-  return (await findCampaign(db.kysely, accountId, campaignId)) ?? notFound(db.kysely, accountId);
+  return (await findCampaign(db, accountId, campaignId)) ?? notFound(db, accountId);
 }
 
 /** The campaign's `whsec_` secret in clear, for signing deliveries and for the admin to copy. */
 export async function getWebhookSecret(db: Db, config: Pick<Config, 'secret'>, accountId: string, campaignId: string): Promise<string> {
-  const sealed = await repo.selectWebhookSecret(db.kysely, accountId, campaignId);
-  if (sealed === undefined) return notFound(db.kysely, accountId);
+  const sealed = await repo.selectWebhookSecret(db, accountId, campaignId);
+  if (sealed === undefined) return notFound(db, accountId);
   return openWebhookSecret(config, sealed);
 }
 
 /** The account's campaigns, oldest first, each with its webhooks (two queries in all). */
 export async function listCampaigns(db: Db, accountId: string): Promise<Campaign[]> {
-  await requireAccount(db.kysely, accountId);
-  const [rows, hooks] = await Promise.all([repo.selectCampaigns(db.kysely, accountId), repo.selectAccountWebhooks(db.kysely, accountId)]);
+  await requireAccount(db, accountId);
+  const [rows, hooks] = await Promise.all([repo.selectCampaigns(db, accountId), repo.selectAccountWebhooks(db, accountId)]);
   const byCampaign = new Map<string, string[]>();
   for (const hook of hooks) byCampaign.set(hook.campaign_id, [...(byCampaign.get(hook.campaign_id) ?? []), hook.url]);
   return rows.map((row) => toCampaign(row, byCampaign.get(row.id) ?? []));
@@ -131,12 +131,12 @@ export interface CampaignStats {
 
 export async function campaignStats(db: Db, accountId: string, campaignId: string): Promise<CampaignStats> {
   const [exists, sends, engagements] = await Promise.all([
-    repo.campaignExists(db.kysely, accountId, campaignId),
+    repo.campaignExists(db, accountId, campaignId),
     // Real sends only: admin panel test sends stay out of the statistics.
-    countCampaignSends(db.kysely, accountId, campaignId),
-    repo.countEngagements(db.kysely, accountId, campaignId),
+    campaignSendCounts(db, accountId, campaignId),
+    repo.countEngagements(db, accountId, campaignId),
   ]);
-  if (!exists) return notFound(db.kysely, accountId);
+  if (!exists) return notFound(db, accountId);
   const stats: CampaignStats = { sent: 0, rejected: 0, optout: 0, error: 0, pending: 0, cancelled: 0, queued: 0, processed: 0, delivered: 0, opens: 0, uniqueOpens: 0, clicks: 0, uniqueClicks: 0 };
   for (const group of sends) {
     // A send being handed over right now has not gone out yet: it still counts as queued.
@@ -151,16 +151,29 @@ export async function campaignStats(db: Db, accountId: string, campaignId: strin
   return stats;
 }
 
+/** Whether the campaign exists in this account (another account's id: false). */
+export async function campaignExists(db: Queryable, accountId: string, campaignId: string): Promise<boolean> {
+  return repo.campaignExists(db, accountId, campaignId);
+}
+
+/**
+ * Switches off the account's active WhatsApp campaigns (the account moved to the free plan).
+ * Takes the caller's transaction: see campaigns.repo deactivateWhatsappCampaigns for the race.
+ */
+export async function deactivateWhatsappCampaigns(db: Queryable, accountId: string, now: number): Promise<void> {
+  await repo.deactivateWhatsappCampaigns(db, accountId, now);
+}
+
 /** The plan of an existing account (ACCOUNT_NOT_FOUND otherwise). */
-async function requireAccount(kysely: Kysely<Database>, accountId: string, lock = false): Promise<'free' | 'pro'> {
-  const plan = await repo.selectAccountPlan(kysely, accountId, lock);
+async function requireAccount(db: Queryable, accountId: string, lock = false): Promise<'free' | 'pro'> {
+  const plan = await repo.selectAccountPlan(db, accountId, lock);
   if (plan === undefined) throw new AppError('ACCOUNT_NOT_FOUND');
   return plan;
 }
 
 /** An unknown account says so; an unknown campaign of a real account is CAMPAIGN_NOT_FOUND. */
-async function notFound(kysely: Kysely<Database>, accountId: string): Promise<never> {
-  await requireAccount(kysely, accountId);
+async function notFound(db: Queryable, accountId: string): Promise<never> {
+  await requireAccount(db, accountId);
   throw new AppError('CAMPAIGN_NOT_FOUND');
 }
 

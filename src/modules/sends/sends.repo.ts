@@ -2,6 +2,8 @@ import { sql } from 'kysely';
 import type { Engine } from '../../db/connect.js';
 import type { Bool, SendsTable, SendStatus } from '../../db/schema.js';
 import type { Tx } from '../../db/transaction.js';
+import { kyselyOf, type Queryable } from '../../db/queryable.js';
+import { utcDayOf } from '../../db/utc-day.js';
 
 /** Statuses that mean the contact received (or is about to receive) the campaign. */
 export const RECEIVED: SendStatus[] = ['queued', 'sending', 'sent'];
@@ -146,6 +148,30 @@ export async function countCampaignSends(tx: Tx, accountId: string, campaignId: 
     .execute();
   // count() is a bigint on PostgreSQL: Number() keeps both engines alike.
   return rows.map((r) => ({ status: r.status, count: Number(r.count), processed: Number(r.processed), delivered: Number(r.delivered) }));
+}
+
+/**
+ * A campaign's real sends per UTC day of `column`, since `since` (optionally of one status):
+ * its daily statistics. Test sends from the admin panel are left out.
+ */
+export async function countCampaignSendsByDay(
+  db: Queryable,
+  accountId: string,
+  campaignId: string,
+  column: 'sent_at' | 'updated_at' | 'processed_at' | 'delivered_at',
+  since: number,
+  status?: 'sent' | 'error',
+): Promise<{ day: number; count: number }[]> {
+  let query = kyselyOf(db)
+    .selectFrom('sends')
+    .select([utcDayOf(column).as('day'), sql<number>`count(*)`.as('count')])
+    .where('account_id', '=', accountId)
+    .where('campaign_id', '=', campaignId)
+    .where('test', '=', 0)
+    .where(column, '>=', since);
+  if (status !== undefined) query = query.where('status', '=', status);
+  const rows = await query.groupBy(utcDayOf(column)).execute();
+  return rows.map((r) => ({ day: Number(r.day), count: Number(r.count) }));
 }
 
 export async function cancelPending(tx: Tx, accountId: string, campaignId: string, contactId: string, now: number): Promise<boolean> {

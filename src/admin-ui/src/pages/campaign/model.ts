@@ -1,3 +1,4 @@
+import { MAX_WEBHOOKS } from '../../../../contract/constants';
 import type { Campaign, CampaignInput, Channel } from '../../types';
 
 /** The campaign form as the user edits it: numbers stay text until sent. */
@@ -19,7 +20,7 @@ export interface CampaignForm {
   webhooks: string[];
 }
 
-export const MAX_WEBHOOKS = 3;
+export { MAX_WEBHOOKS };
 
 export const STARTER_HTML = `<p>Hello {{ contact.name }},</p>
 <p>Thanks for signing up.</p>`;

@@ -1,0 +1,156 @@
+import type { FastifyInstance, FastifySchema, HTTPMethods } from 'fastify';
+import { Type } from 'typebox';
+import { ErrorBody } from './openapi.js';
+
+/**
+ * The admin API's own OpenAPI 3.1 document (GET /admin/api/openapi.json), built from the
+ * schemas its routes declare. The admin routes are hidden from the public document
+ * (/openapi.json, @fastify/swagger), which stays the public API alone; this one is built here
+ * from the routes seen by an `onRoute` hook, since @fastify/swagger serves one document per app.
+ */
+
+export interface DocumentedRoute {
+  method: string;
+  /** With Fastify's `:name` parameters and the prefix, e.g. `/admin/api/campaigns/:id`. */
+  url: string;
+  schema?: FastifySchema;
+  /** The route answers without a session (config.noSession). */
+  noSession: boolean;
+}
+
+/**
+ * Collects the routes registered from now on in this plugin context and its children (HEAD
+ * twins of GET routes left out). Call it before registering them; the list fills as they are.
+ */
+export function collectRoutes(app: FastifyInstance): DocumentedRoute[] {
+  const routes: DocumentedRoute[] = [];
+  app.addHook('onRoute', (route) => {
+    const methods = ([] as HTTPMethods[]).concat(route.method as HTTPMethods | HTTPMethods[]);
+    for (const method of methods) {
+      if (method === 'HEAD') continue;
+      routes.push({ method, url: route.url, schema: route.schema, noSession: Boolean((route.config as { noSession?: boolean } | undefined)?.noSession) });
+    }
+  });
+  return routes;
+}
+
+type Json = Record<string, unknown>;
+
+/**
+ * A schema as plain JSON (TypeBox's symbol keys dropped), `$ref`s pointing at components. A
+ * subschema with a `title` (the contracts name their shared shapes) becomes a component of
+ * that name, referenced wherever it appears, unless two different shapes share the title.
+ */
+function plain(schema: unknown, components: Record<string, Json>): Json {
+  const walk = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(walk);
+    if (!node || typeof node !== 'object') return node;
+    const object = Object.fromEntries(Object.entries(node as Json).map(([k, v]) => [k, walk(v)]));
+    // Herald's own ajv keyword (json-limits.ts) is no JSON Schema keyword: an extension here.
+    if ('maxDepth' in object) {
+      object['x-max-depth'] = object.maxDepth;
+      delete object.maxDepth;
+    }
+    if (typeof object.$ref === 'string' && !object.$ref.startsWith('#')) object.$ref = `#/components/schemas/${object.$ref.replace(/#$/, '')}`;
+    const title = object.title;
+    if (typeof title === 'string' && /^[A-Za-z0-9._-]+$/.test(title)) {
+      const existing = components[title];
+      if (!existing) components[title] = object;
+      if (!existing || JSON.stringify(existing) === JSON.stringify(object)) return { $ref: `#/components/schemas/${title}` };
+    }
+    return object;
+  };
+  return walk(JSON.parse(JSON.stringify(schema ?? {}))) as Json;
+}
+
+function withoutId(schema: unknown): Json {
+  const { $id: _id, ...rest } = JSON.parse(JSON.stringify(schema)) as Json;
+  return rest;
+}
+
+/** `/admin/api/campaigns/:id/stats` → `/admin/api/campaigns/{id}/stats`. */
+export const openApiPath = (url: string) => url.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+
+/** `GET /admin/api/campaigns/:id/stats` → `getCampaignsIdStats` (unique per method and path). */
+function operationId(method: string, url: string, prefix: string): string {
+  const words = url.slice(prefix.length).split(/[^A-Za-z0-9]+/).filter(Boolean);
+  return method.toLowerCase() + words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join('');
+}
+
+function parameters(schema: unknown, where: 'path' | 'query', components: Record<string, Json>): Json[] {
+  const object = plain(schema, components);
+  const properties = (object.properties ?? {}) as Record<string, Json>;
+  const required = new Set((object.required ?? []) as string[]);
+  return Object.entries(properties).map(([name, property]) => {
+    const { description, ...rest } = property;
+    return { name, in: where, required: where === 'path' || required.has(name), ...(description ? { description } : {}), schema: rest };
+  });
+}
+
+/** A response with no body (204) declares `Type.Null()`: the document gives it no content. */
+const isEmpty = (schema: Json) => schema.type === 'null';
+
+export function buildAdminDocument(routes: DocumentedRoute[], options: { version: string; prefix: string }): Json {
+  const components: Record<string, Json> = { ErrorBody: withoutId(ErrorBody) };
+  const paths: Record<string, Record<string, Json>> = {};
+  for (const route of [...routes].sort((a, b) => a.url.localeCompare(b.url) || a.method.localeCompare(b.method))) {
+    const schema = route.schema ?? {};
+    const described = schema as { summary?: string; description?: string };
+    const operation: Json = {
+      operationId: operationId(route.method, route.url, options.prefix),
+      summary: described.summary ?? `${route.method} ${openApiPath(route.url)}`,
+      ...(described.description ? { description: described.description } : {}),
+    };
+    const tag = route.url.slice(options.prefix.length).split('/')[1]?.replace(/\.json$/, '');
+    if (tag) operation.tags = [tag];
+    const params = [
+      ...(schema.params ? parameters(schema.params, 'path', components) : []),
+      ...(schema.querystring ? parameters(schema.querystring, 'query', components) : []),
+    ];
+    if (params.length > 0) operation.parameters = params;
+    if (schema.body) operation.requestBody = { required: true, content: { 'application/json': { schema: plain(schema.body, components) } } };
+    const responses: Record<string, Json> = {};
+    for (const [status, response] of Object.entries((schema.response ?? {}) as Record<string, unknown>)) {
+      const body = plain(response, components);
+      responses[status] = { description: (body.description as string | undefined) ?? (status.startsWith('2') ? 'Success' : 'Error'), ...(isEmpty(body) ? {} : { content: { 'application/json': { schema: body } } }) };
+    }
+    responses['4XX'] ??= { description: 'The error body of every failure', content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } } };
+    operation.responses = responses;
+    // A session everywhere but sign-in; writes also carry the CSRF token.
+    if (route.noSession) operation.security = [];
+    else if (route.method !== 'GET') operation.security = [{ session: [], csrf: [] }];
+    (paths[openApiPath(route.url)] ??= {})[route.method.toLowerCase()] = operation;
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Herald admin API',
+      version: options.version,
+      description:
+        'The JSON API behind the admin panel (docs/admin-api.md). A session cookie from POST /admin/api/login; ' +
+        'every request other than GET/HEAD also carries the session\'s CSRF token in `x-csrf-token`.',
+    },
+    servers: [{ url: '/' }],
+    tags: [...new Set(Object.values(paths).flatMap((ops) => Object.values(ops).flatMap((op) => (op.tags as string[] | undefined) ?? [])))].sort().map((name) => ({ name })),
+    paths,
+    components: {
+      schemas: components,
+      securitySchemes: {
+        session: { type: 'apiKey', in: 'cookie', name: 'herald_session' },
+        csrf: { type: 'apiKey', in: 'header', name: 'x-csrf-token' },
+      },
+    },
+    security: [{ session: [] }],
+  };
+}
+
+/** The response schema of the document's own route: its top level (the members are free-form JSON). */
+export const AdminDocument = Type.Object({
+  openapi: Type.String(),
+  info: Type.Unknown(),
+  servers: Type.Unknown(),
+  tags: Type.Unknown(),
+  paths: Type.Unknown(),
+  components: Type.Unknown(),
+  security: Type.Unknown(),
+});
