@@ -27,3 +27,11 @@ export type CampaignMode = (typeof CAMPAIGN_MODES)[number];
 
 /** Webhook addresses a campaign may have. */
 export const MAX_WEBHOOKS = 3;
+
+/** The plans of an account (decisions.md, Plans). */
+export const PLANS = ['free', 'pro'] as const;
+export type Plan = (typeof PLANS)[number];
+
+/** The state of an API key as the panel lists it, in the order the API checks (inactive, then expired). */
+export const KEY_STATES = ['active', 'inactive', 'expired'] as const;
+export type KeyState = (typeof KEY_STATES)[number];

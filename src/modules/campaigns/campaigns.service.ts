@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/connect.js';
+import { kyselyOf, type Queryable } from '../../db/queryable.js';
 import type { CampaignsTable, Database } from '../../db/schema.js';
 import { inTransaction } from '../../db/transaction.js';
 import { AppError } from '../../errors.js';
@@ -196,4 +197,12 @@ function rowValues(s: Settings): Omit<CampaignsTable, 'id' | 'account_id' | 'web
     whatsapp_language: s.whatsapp.language,
     whatsapp_params: JSON.stringify(s.whatsapp.params),
   };
+}
+
+/**
+ * decisions.md, Plans: a free account cannot send WhatsApp. Called by the accounts service in
+ * the transaction that drops an account to free (see the repository function for the race).
+ */
+export async function switchOffWhatsappCampaigns(tx: Queryable, accountId: string, now: number): Promise<void> {
+  await repo.deactivateWhatsappCampaigns(kyselyOf(tx), accountId, now);
 }
