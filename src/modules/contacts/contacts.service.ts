@@ -380,3 +380,8 @@ export async function setContactFlags(
       : (await repo.setFlags(accountId, contactId, values)) > 0;
   if (!found) throw new AppError('LEAD_NOT_FOUND');
 }
+
+/** The account's contact with this phone number (E.164), if any (a WhatsApp STOP names its sender by number). */
+export async function findContactIdByPhone(db: Queryable, accountId: string, phone: string): Promise<string | undefined> {
+  return new ContactsRepo(kyselyOf(db)).findContactIdByPhone(accountId, phone);
+}

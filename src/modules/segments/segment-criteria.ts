@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Db, Engine } from '../../db/connect.js';
 import { AppError, type Problem } from '../../errors.js';
-import type { FieldType } from '../definitions/definitions.service.js';
+import type { FieldType } from '../../contract/constants.js';
 import { parseFieldValue } from '../contacts/field-values.js';
 import { normalizeTag } from '../contacts/normalize.js';
 import type { ContactCondition } from '../admin/contacts/contact-list.js';

@@ -1,5 +1,6 @@
 import type { Db } from '../../db/connect.js';
-import { findSendById, insertEngagement } from './engagements.repo.js';
+import { kyselyOf, type Queryable } from '../../db/queryable.js';
+import { findSendById, hasEngagement, insertEngagement, type EngagedSend } from './engagements.repo.js';
 
 /**
  * Counts an open (pixel fetch) or a click of a send named by a genuine token. Every fetch or
@@ -18,4 +19,15 @@ export async function trackEngagement(
     await insertEngagement(db.kysely, send, engagement.kind, engagement.kind === 'click' ? engagement.url : null, options.now ?? Date.now());
   }
   return true;
+}
+
+export type { EngagedSend } from './engagements.repo.js';
+
+/**
+ * A WhatsApp read receipt: one open per send however often Meta repeats it, none for a test
+ * send. Runs in the caller's transaction, which holds the send row (see applyChanges).
+ */
+export async function recordReadOnce(tx: Queryable, send: EngagedSend, at: number): Promise<void> {
+  if (send.test || (await hasEngagement(kyselyOf(tx), send, 'open'))) return;
+  await insertEngagement(kyselyOf(tx), send, 'open', null, at);
 }

@@ -3,9 +3,9 @@ import type { Config } from '../../config.js';
 import type { Db } from '../../db/connect.js';
 import { inTransaction, type Tx } from '../../db/transaction.js';
 import { accountsByPhoneNumberIds, getWhatsAppCredentials } from '../accounts/whatsapp-credentials.js';
-import { ContactsRepo } from '../contacts/contacts.repo.js';
+import { findContactIdByPhone } from '../contacts/contacts.service.js';
 import { normalizePhone } from '../contacts/normalize.js';
-import { hasEngagement, insertEngagement } from '../tracking/engagements.repo.js';
+import { recordReadOnce } from '../tracking/tracking.service.js';
 import * as repo from './whatsapp.repo.js';
 import type { InboundMessage, PhoneNumberChange, StatusUpdate } from './whatsapp-payload.js';
 
@@ -93,7 +93,7 @@ async function applyStatus(tx: Tx, accountId: string, update: StatusUpdate, now:
       // A read message was delivered, whether or not that receipt came (or comes first).
       await repo.markDelivered(tx, accountId, send.id, at);
       // Test sends stay out of the statistics (admin panel, migration 0004).
-      if (!send.test && !(await hasEngagement(tx, send, 'open'))) await insertEngagement(tx, send, 'open', null, at);
+      await recordReadOnce(tx, send, at);
       return true;
     case 'failed':
       await repo.markFailed(tx, accountId, send.id, (update.errorTitle ?? FAILED_WITHOUT_TITLE).slice(0, 1000), now);
@@ -109,7 +109,7 @@ async function applyMessage(tx: Tx, accountId: string, message: InboundMessage, 
   if (!isStopRequest(message.text)) return undefined;
   const phone = normalizePhone(message.from);
   if (phone === undefined) return undefined;
-  const contactId = await new ContactsRepo(tx).findContactIdByPhone(accountId, phone);
+  const contactId = await findContactIdByPhone(tx, accountId, phone);
   if (contactId === undefined) return undefined;
   return (await repo.optOutContact(tx, accountId, contactId, now)) ? contactId : undefined;
 }

@@ -1,5 +1,5 @@
 import { kyselyOf, type Queryable } from '../../db/queryable.js';
-import type { EngagedSend } from '../tracking/engagements.repo.js';
+import type { EngagedSend } from '../tracking/tracking.service.js';
 
 /** SQL of the WhatsApp callbacks, scoped to the account whose app secret verified the callback. */
 
