@@ -5,7 +5,7 @@ import { FIELD_TYPES as CONTRACT_FIELD_TYPES, SCOPES as SCOPE_IDS, type Scope } 
 /* The shapes of the account, users, keys, definitions and session come from the admin API's contract (type imports only). */
 export type { Plan, Account, AccountPatch } from '../../contract/admin/account';
 export type { Role, User, UserInput } from '../../contract/admin/users';
-export type { ApiKey, KeyInput, KeyPatchInput, KeyState, Scope } from '../../contract/admin/keys';
+export type { ApiKey, KeyCreatedBody, KeyInput, KeyPatchInput, KeyState, Scope } from '../../contract/admin/keys';
 export type { CustomField, CustomFieldInput, FieldType, Kpi, KpiInput } from '../../contract/admin/definitions';
 export type { Session, LoginInput } from '../../contract/admin/session';
 

@@ -9,7 +9,7 @@ import { EmptyState, ErrorState, Loading } from '../components/States';
 import { Table } from '../components/Table';
 import { endOfDayUtc, formatDate, formatDateTime, oneMonthFromToday } from '../format';
 import { useApi } from '../hooks';
-import { SCOPES, type ApiKey, type Scope } from '../types';
+import { SCOPES, type ApiKey, type KeyCreatedBody, type KeyInput, type KeyPatchInput, type Scope } from '../types';
 
 type Editing = { mode: 'create' } | { mode: 'edit'; key: ApiKey } | null;
 
@@ -27,7 +27,7 @@ export function KeysPage() {
   const setActive = async (key: ApiKey, active: boolean) => {
     setActionError(null);
     try {
-      await api.patch(`/keys/${encodeURIComponent(key.id)}`, { active });
+      await api.patch(`/keys/${encodeURIComponent(key.id)}`, { active } satisfies KeyPatchInput);
       await keys.reload();
     } catch (err) {
       setActionError(`${key.name}: ${errorMessage(err)}`);
@@ -167,13 +167,13 @@ function KeyForm({ editing, onCancel, onSaved }: { editing: NonNullable<Editing>
     setBusy(true);
     errors.clear();
     const ordered = SCOPES.map((s) => s.id).filter((s) => scopes.includes(s));
-    const body = { name: name.trim(), scopes: ordered, active, expiresAt: expires ? (expiryDay ? endOfDayUtc(expiryDay) : '') : null };
+    const body: KeyInput = { name: name.trim(), scopes: ordered, active, expiresAt: expires ? (expiryDay ? endOfDayUtc(expiryDay) : '') : null };
     try {
       if (existing) {
         await api.patch(`/keys/${encodeURIComponent(existing.id)}`, body);
         await onSaved();
       } else {
-        const result = await api.post<{ id: string; key: string; name: string }>('/keys', body);
+        const result = await api.post<KeyCreatedBody>('/keys', body);
         await onSaved({ id: result.id, name: result.name ?? body.name, key: result.key });
       }
     } catch (err) {
