@@ -43,15 +43,15 @@ export async function createKey(db: Db, config: Pick<Config, 'secret'>, accountI
   const id = newId('key');
   const key = generateKeyValue();
   await repo.insertKey(db, accountId, {
-      id,
-      name,
-      key_hash: sha256Hex(key),
-      key_encrypted: encrypt(keyCipher(config), key),
-      scopes: JSON.stringify(scopes),
-      active: input.active === false ? 0 : 1,
-      expires_at: input.expiresAt ?? null,
-      created_at: Date.now(),
-    });
+    id,
+    name,
+    key_hash: sha256Hex(key),
+    key_encrypted: encrypt(keyCipher(config), key),
+    scopes: JSON.stringify(scopes),
+    active: input.active === false ? 0 : 1,
+    expires_at: input.expiresAt ?? null,
+    created_at: Date.now(),
+  });
   return { id, key };
 }
 
