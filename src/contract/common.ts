@@ -1,4 +1,4 @@
-import { Type, type Static, type TSchema } from 'typebox';
+import { Type, type Static, type TLiteral, type TSchema, type TUnion } from 'typebox';
 
 /**
  * Schema pieces shared by the admin API's resources. Imports only TypeBox: the panel imports
@@ -67,3 +67,8 @@ export function Choice<const T extends readonly string[]>(values: T, message?: s
 /** A member that may be null. */
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
+/** A timestamp as the admin API writes it (the same as Timestamp). */
+export const Instant = Timestamp;
+
+/** A choice among the constants of contract/constants.ts, as a real enum of the schema. */
+export const OneOf = <T extends string>(values: readonly T[]) => Type.Union(values.map((v) => Type.Literal(v))) as unknown as TUnion<[TLiteral<T>]>;

@@ -44,3 +44,11 @@ export const MAX_JSON_DEPTH = 32;
 /** Where a webhook delivery stands (the campaign's delivery log). */
 export const WEBHOOK_DELIVERY_STATUSES = ['pending', 'delivering', 'delivered', 'failed'] as const;
 export type WebhookDeliveryStatus = (typeof WEBHOOK_DELIVERY_STATUSES)[number];
+
+/** The plans of an account (decisions.md, Plans). */
+export const PLANS = ['free', 'pro'] as const;
+export type Plan = (typeof PLANS)[number];
+
+/** The state of an API key as the panel lists it, in the order the API checks (inactive, then expired). */
+export const KEY_STATES = ['active', 'inactive', 'expired'] as const;
+export type KeyState = (typeof KEY_STATES)[number];

@@ -1,65 +1,30 @@
 /** Shapes of the admin API (docs/admin-api.md). Timestamps are ISO 8601 strings. */
 
-export type Role = 'admin' | 'member';
-export type Plan = 'free' | 'pro';
+import { FIELD_TYPES as CONTRACT_FIELD_TYPES, SCOPES as SCOPE_IDS, type Scope } from '../../contract/constants';
 
-export interface Session {
-  user: { id: string; email: string; role: Role };
-  account: { id: string; name: string; plan: Plan };
-  csrfToken: string;
-}
+/* The shapes of the account, users, keys, definitions and session come from the admin API's contract (type imports only). */
+export type { Plan, Account, AccountPatch } from '../../contract/admin/account';
+export type { Role, User, UserInput } from '../../contract/admin/users';
+export type { ApiKey, KeyCreatedBody, KeyInput, KeyPatchInput, KeyState, Scope } from '../../contract/admin/keys';
+export type { CustomField, CustomFieldInput, FieldType, Kpi, KpiInput } from '../../contract/admin/definitions';
+export type { Session, LoginInput } from '../../contract/admin/session';
 
 export interface Page<T> {
   items: T[];
   nextCursor: string | null;
 }
 
-export interface Account {
-  id: string;
-  name: string;
-  plan: Plan;
-  allowance: number | null;
-  usedThisMonth: number;
-  whatsapp: { configured: boolean; phoneNumberId: string | null };
-}
+/** How the panel names each scope: a new scope in the contract fails type-checking here until it is labelled. */
+const SCOPE_LABELS: Record<Scope, { label: string; hint: string }> = {
+  'leads:write': { label: 'Write contacts', hint: 'POST /api/leads, and a lead object in trigger' },
+  'events:write': { label: 'Write events', hint: 'POST /api/events' },
+  'campaigns:trigger': { label: 'Trigger campaigns', hint: 'Trigger and cancel' },
+  'leads:read': { label: 'Read contacts', hint: 'Reading contact data' },
+};
 
-export interface User {
-  id: string;
-  email: string;
-  role: Role;
-  createdAt: string;
-}
+export const SCOPES = SCOPE_IDS.map((id) => ({ id, ...SCOPE_LABELS[id] }));
 
-export const SCOPES = [
-  { id: 'leads:write', label: 'Write contacts', hint: 'POST /api/leads, and a lead object in trigger' },
-  { id: 'events:write', label: 'Write events', hint: 'POST /api/events' },
-  { id: 'campaigns:trigger', label: 'Trigger campaigns', hint: 'Trigger and cancel' },
-  { id: 'leads:read', label: 'Read contacts', hint: 'Reading contact data' },
-] as const;
-
-export interface ApiKey {
-  id: string;
-  name: string;
-  scopes: string[];
-  active: boolean;
-  expiresAt: string | null;
-  state: 'active' | 'inactive' | 'expired';
-  createdAt: string;
-}
-
-export const FIELD_TYPES = ['string', 'number', 'date', 'boolean', 'location', 'phone', 'array'] as const;
-export type FieldType = (typeof FIELD_TYPES)[number];
-
-export interface CustomField {
-  id: string;
-  name: string;
-  type: FieldType;
-}
-
-export interface Kpi {
-  id: string;
-  name: string;
-}
+export const FIELD_TYPES = CONTRACT_FIELD_TYPES;
 
 import type { Channel } from '../../contract/constants';
 export type { Channel };

@@ -5,11 +5,14 @@ import { deriveKey, encrypt } from '../../crypto.js';
 import { inTransaction } from '../../db/transaction.js';
 import { AppError, invalid } from '../../errors.js';
 import { newId } from '../../ids.js';
+import { PLANS, type Plan } from '../../contract/constants.js';
+import type { Account } from '../../contract/admin/account.js';
 import { deactivateWhatsappCampaigns } from '../campaigns/campaigns.service.js';
-import { verifyTokenHash } from '../whatsapp/verify-token.js';
+import { sendsCountedThisMonth } from '../sends/trigger.service.js';
+import * as repo from './accounts.repo.js';
+import { verifyTokenHash } from './whatsapp-verify-token.js';
 
-export type Plan = AccountsTable['plan'];
-export const PLANS: readonly Plan[] = ['free', 'pro'];
+export { PLANS, type Plan };
 /** Free accounts get this monthly send allowance unless one is set (decisions.md, Plans). */
 export const FREE_DEFAULT_ALLOWANCE = 1000;
 
@@ -26,10 +29,7 @@ export async function createAccount(db: Db, input: AccountInput): Promise<{ id: 
   const allowance = input.allowance !== undefined ? input.allowance : plan === 'free' ? FREE_DEFAULT_ALLOWANCE : null;
   checkAllowance(allowance);
   const id = newId('acc');
-  await db.kysely
-    .insertInto('accounts')
-    .values({ id, name, plan, allowance, whatsapp_phone_number_id: null, whatsapp_token: null, whatsapp_app_secret: null, created_at: Date.now() })
-    .execute();
+  await repo.insertAccount(db, { id, name, plan, allowance, whatsapp_phone_number_id: null, whatsapp_token: null, whatsapp_app_secret: null, created_at: Date.now() });
   return { id };
 }
 
@@ -65,7 +65,7 @@ export async function updateAccount(db: Db, config: Pick<Config, 'secret'>, acco
   }
   if (Object.keys(values).length === 0) return { id: accountId };
   await inTransaction(db, async (tx) => {
-    await tx.updateTable('accounts').set(values).where('id', '=', accountId).execute();
+    await repo.updateAccountRow(tx, accountId, values);
     // decisions.md, Plans: a free account cannot send WhatsApp, so dropping to free switches its
     // WhatsApp campaigns off in the same transaction (no moment where one is active on free).
     if (values.plan === 'free') await deactivateWhatsappCampaigns(tx, accountId, Date.now());
@@ -74,9 +74,24 @@ export async function updateAccount(db: Db, config: Pick<Config, 'secret'>, acco
 }
 
 export async function getAccount(db: Db, accountId: string): Promise<AccountsTable> {
-  const row = await db.kysely.selectFrom('accounts').selectAll().where('id', '=', accountId).executeTakeFirst();
+  const row = await repo.findAccountRow(db, accountId);
   if (!row) throw new AppError('ACCOUNT_NOT_FOUND');
   return row;
+}
+
+/** The account page: plan, allowance and this month's use, WhatsApp settings (never the token). */
+export async function accountView(db: Db, accountId: string, now = Date.now()): Promise<Account> {
+  const account = await getAccount(db, accountId);
+  // The same count, over the same UTC calendar month, as the allowance check of a trigger.
+  const usedThisMonth = await sendsCountedThisMonth(db, accountId, now);
+  return {
+    id: account.id,
+    name: account.name,
+    plan: account.plan,
+    allowance: account.allowance,
+    usedThisMonth,
+    whatsapp: { configured: account.whatsapp_phone_number_id !== null && account.whatsapp_token !== null, phoneNumberId: account.whatsapp_phone_number_id },
+  };
 }
 
 function checkAllowance(allowance: number | null): void {

@@ -3,14 +3,17 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { AppDeps } from '../../deps.js';
 import { AdminDocument, buildAdminDocument, collectRoutes } from '../../http/admin-openapi.js';
 import { VERSION } from '../../version.js';
+import { accountAdminRoutes } from '../accounts/accounts.admin.routes.js';
 import { campaignAdminRoutes } from '../campaigns/campaigns.admin.routes.js';
 import { contactAdminRoutes } from '../contacts/contacts.admin.routes.js';
+import { definitionAdminRoutes } from '../definitions/definitions.admin.routes.js';
+import { keyAdminRoutes } from '../keys/keys.admin.routes.js';
 import { messageFrameAdminRoutes } from '../outbox/message-frame.admin.routes.js';
 import { outboxAdminRoutes } from '../outbox/outbox.admin.routes.js';
 import { segmentAdminRoutes } from '../segments/segments.admin.routes.js';
+import { userAdminRoutes } from '../users/users.admin.routes.js';
 import { authRoutes } from './auth/auth.routes.js';
 import { createSessionHook } from './auth/session-hook.js';
-import { settingsRoutes } from './settings.routes.js';
 
 /**
  * The JSON API behind the admin panel (docs/admin-api.md), registered with prefix /admin/api.
@@ -29,7 +32,7 @@ export const adminApi = (deps: AppDeps): FastifyPluginAsync => async (app) => {
     document ??= buildAdminDocument(routes, { version: VERSION, prefix: app.prefix });
     return document;
   });
-  for (const plugin of [authRoutes, settingsRoutes, campaignAdminRoutes, contactAdminRoutes, segmentAdminRoutes, outboxAdminRoutes, messageFrameAdminRoutes]) {
+  for (const plugin of [authRoutes, accountAdminRoutes, userAdminRoutes, keyAdminRoutes, definitionAdminRoutes, campaignAdminRoutes, contactAdminRoutes, segmentAdminRoutes, outboxAdminRoutes, messageFrameAdminRoutes]) {
     await app.register(plugin(deps));
   }
 };

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Db } from '../../db/connect.js';
+import { anyUserExists } from '../users/users.service.js';
 
 /**
  * On a database with no users at all, tells the operator how to create the first
@@ -7,8 +8,7 @@ import type { Db } from '../../db/connect.js';
  * the first account itself (it would need someone signed in).
  */
 export async function hintFirstAdministrator(db: Db, logger: Logger, panelUrl: string): Promise<void> {
-  const anyone = await db.kysely.selectFrom('users').select('id').limit(1).executeTakeFirst();
-  if (anyone) return;
+  if (await anyUserExists(db)) return;
   logger.warn(
     {
       steps: [

@@ -1,4 +1,4 @@
-import type { FieldType } from '../definitions/definitions.service.js';
+import type { FieldType } from '../../contract/constants.js';
 import { normalizePhone } from './normalize.js';
 
 /**

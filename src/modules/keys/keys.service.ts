@@ -1,10 +1,13 @@
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/connect.js';
 import type { ApiKeysTable } from '../../db/schema.js';
+import type { ApiKey as KeyItem } from '../../contract/admin/keys.js';
 import { decrypt, deriveKey, encrypt, randomBase62, sha256Hex } from '../../crypto.js';
 import { AppError, invalid } from '../../errors.js';
 import { newId } from '../../ids.js';
+import { isoOrNull, iso } from '../../time.js';
 import { getAccount } from '../accounts/accounts.service.js';
+import * as repo from './keys.repo.js';
 import { isScope, type Scope } from './scopes.js';
 
 /** A key as the rest of the app sees it: never the stored hash or ciphertext. */
@@ -39,20 +42,16 @@ export async function createKey(db: Db, config: Pick<Config, 'secret'>, accountI
   const scopes = checkScopes(input.scopes);
   const id = newId('key');
   const key = generateKeyValue();
-  await db.kysely
-    .insertInto('api_keys')
-    .values({
-      id,
-      account_id: accountId,
-      name,
-      key_hash: sha256Hex(key),
-      key_encrypted: encrypt(keyCipher(config), key),
-      scopes: JSON.stringify(scopes),
-      active: input.active === false ? 0 : 1,
-      expires_at: input.expiresAt ?? null,
-      created_at: Date.now(),
-    })
-    .execute();
+  await repo.insertKey(db, accountId, {
+    id,
+    name,
+    key_hash: sha256Hex(key),
+    key_encrypted: encrypt(keyCipher(config), key),
+    scopes: JSON.stringify(scopes),
+    active: input.active === false ? 0 : 1,
+    expires_at: input.expiresAt ?? null,
+    created_at: Date.now(),
+  });
   return { id, key };
 }
 
@@ -73,33 +72,41 @@ export async function updateKey(db: Db, accountId: string, keyId: string, update
   if (update.scopes !== undefined) values.scopes = JSON.stringify(checkScopes(update.scopes));
   if (update.active !== undefined) values.active = update.active ? 1 : 0;
   if (update.expiresAt !== undefined) values.expires_at = update.expiresAt;
-  const found = Object.keys(values).length
-    ? Number((await db.kysely.updateTable('api_keys').set(values).where('account_id', '=', accountId).where('id', '=', keyId).executeTakeFirst()).numUpdatedRows) > 0
-    : (await db.kysely.selectFrom('api_keys').select('id').where('account_id', '=', accountId).where('id', '=', keyId).executeTakeFirst()) !== undefined;
-  if (!found) throw new AppError('KEY_NOT_FOUND');
+  if (!(await repo.updateKeyRow(db, accountId, keyId, values))) throw new AppError('KEY_NOT_FOUND');
   return { id: keyId };
 }
 
 export async function deleteKey(db: Db, accountId: string, keyId: string): Promise<void> {
-  const result = await db.kysely.deleteFrom('api_keys').where('account_id', '=', accountId).where('id', '=', keyId).executeTakeFirst();
-  if (Number(result.numDeletedRows) === 0) throw new AppError('KEY_NOT_FOUND');
+  if (!(await repo.deleteKeyRow(db, accountId, keyId))) throw new AppError('KEY_NOT_FOUND');
 }
 
 export async function listKeys(db: Db, accountId: string): Promise<ApiKey[]> {
-  const rows = await db.kysely.selectFrom('api_keys').selectAll().where('account_id', '=', accountId).orderBy('created_at').orderBy('id').execute();
-  return rows.map(toApiKey);
+  return (await repo.listKeyRows(db, accountId)).map(toApiKey);
 }
 
 /** The key value, decrypted for an administrator to copy again. */
 export async function revealKey(db: Db, config: Pick<Config, 'secret'>, accountId: string, keyId: string): Promise<string> {
-  const row = await db.kysely.selectFrom('api_keys').select('key_encrypted').where('account_id', '=', accountId).where('id', '=', keyId).executeTakeFirst();
-  if (!row) throw new AppError('KEY_NOT_FOUND');
-  return decrypt(keyCipher(config), row.key_encrypted);
+  const ciphertext = await repo.findKeyCiphertext(db, accountId, keyId);
+  if (ciphertext === undefined) throw new AppError('KEY_NOT_FOUND');
+  return decrypt(keyCipher(config), ciphertext);
 }
 
 export async function findKeyByValue(db: Db, value: string): Promise<ApiKey | undefined> {
-  const row = await db.kysely.selectFrom('api_keys').selectAll().where('key_hash', '=', sha256Hex(value)).executeTakeFirst();
+  const row = await repo.findKeyRowByHash(db, sha256Hex(value));
   return row && toApiKey(row);
+}
+
+/** One key of the account as the panel lists it, or KEY_NOT_FOUND. */
+export async function getKeyItem(db: Db, accountId: string, keyId: string, now = Date.now()): Promise<KeyItem> {
+  const key = (await listKeys(db, accountId)).find((k) => k.id === keyId);
+  if (!key) throw new AppError('KEY_NOT_FOUND');
+  return presentKey(key, now);
+}
+
+/** A key as the panel lists it; `state` is computed now, in the order the API checks (inactive, then expired). */
+export function presentKey(key: ApiKey, now = Date.now()): KeyItem {
+  const state = !key.active ? 'inactive' : key.expiresAt !== null && key.expiresAt <= now ? 'expired' : 'active';
+  return { id: key.id, name: key.name, scopes: key.scopes, active: key.active, expiresAt: isoOrNull(key.expiresAt), state, createdAt: iso(key.createdAt) };
 }
 
 /** The key checks of the spec, in the order of decisions.md: inactive, expired, then scope. */

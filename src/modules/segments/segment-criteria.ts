@@ -1,5 +1,6 @@
 import type { Db } from '../../db/connect.js';
 import { AppError, type Problem } from '../../errors.js';
+import type { FieldType } from '../../contract/constants.js';
 import { parseFieldValue } from '../contacts/field-values.js';
 import { normalizeTag } from '../contacts/normalize.js';
 import type { Criteria, CriteriaInput } from '../../contract/admin/segments.js';

@@ -1,4 +1,5 @@
 import type { Db, Engine } from '../../db/connect.js';
+import { kyselyOf, type Queryable } from '../../db/queryable.js';
 import type { SendStatus } from '../../db/schema.js';
 import { inTransaction, withUniqueRetry, type Tx } from '../../db/transaction.js';
 import { AppError } from '../../errors.js';
@@ -111,4 +112,10 @@ async function checkAllowance(tx: Tx, engine: Engine, accountId: string, allowan
   const date = new Date(now);
   const monthStart = Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1);
   if ((await countSendsSince(tx, accountId, monthStart)) >= allowance) throw new AppError('ALLOWANCE_EXHAUSTED');
+}
+
+/** Sends counted against the allowance this UTC calendar month, as checkAllowance counts them (the account page). */
+export async function sendsCountedThisMonth(db: Queryable, accountId: string, now: number): Promise<number> {
+  const date = new Date(now);
+  return countSendsSince(kyselyOf(db), accountId, Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1));
 }

@@ -1,8 +1,6 @@
 import type { Db } from '../../db/connect.js';
-import type { Queryable } from '../../db/queryable.js';
+import { kyselyOf, type Queryable } from '../../db/queryable.js';
 import { findSendById, hasEngagement, insertEngagement, type EngagedSend } from './engagements.repo.js';
-
-export type { EngagedSend } from './engagements.repo.js';
 
 /**
  * Counts an open (pixel fetch) or a click of a send named by a genuine token. Every fetch or
@@ -23,10 +21,13 @@ export async function trackEngagement(
   return true;
 }
 
+export type { EngagedSend } from './engagements.repo.js';
+
 /**
- * Records an open of the send unless it has one already: a WhatsApp read receipt counts once
- * (the callbacks run it inside their transaction).
+ * A WhatsApp read receipt: one open per send however often Meta repeats it, none for a test
+ * send. Runs in the caller's transaction, which holds the send row (see applyChanges).
  */
-export async function recordOpenOnce(db: Queryable, send: EngagedSend, at: number): Promise<void> {
-  if (!(await hasEngagement(db, send, 'open'))) await insertEngagement(db, send, 'open', null, at);
+export async function recordReadOnce(tx: Queryable, send: EngagedSend, at: number): Promise<void> {
+  if (send.test || (await hasEngagement(kyselyOf(tx), send, 'open'))) return;
+  await insertEngagement(kyselyOf(tx), send, 'open', null, at);
 }

@@ -2,11 +2,14 @@ import { randomBytes, scrypt as scryptCallback, type ScryptOptions } from 'node:
 import { promisify } from 'node:util';
 import validator from 'validator';
 import type { Db } from '../../db/connect.js';
-import { isUniqueViolation } from '../../db/transaction.js';
+import { inTransaction, isUniqueViolation } from '../../db/transaction.js';
+import type { User } from '../../contract/admin/users.js';
 import { AppError, invalid } from '../../errors.js';
 import { newId } from '../../ids.js';
 import { safeEqual } from '../../crypto.js';
+import { iso } from '../../time.js';
 import { getAccount } from '../accounts/accounts.service.js';
+import * as repo from './users.repo.js';
 
 import { USER_ROLES as ROLES, type UserRole as Role } from '../../contract/constants.js';
 
@@ -38,13 +41,36 @@ export async function createUser(db: Db, accountId: string, input: { email: stri
   if (!ROLES.includes(role)) throw invalid('/role', 'role must be admin or member');
   const id = newId('usr');
   try {
-    await db.kysely
-      .insertInto('users')
-      .values({ id, account_id: accountId, email, password_hash: await hashPassword(input.password), role, created_at: Date.now() })
-      .execute();
+    await repo.insertUser(db, accountId, { id, email, password_hash: await hashPassword(input.password), role, created_at: Date.now() });
   } catch (err) {
     if (isUniqueViolation(err)) throw new AppError('CONFLICT', { message: `a user with email '${email}' already exists` });
     throw err;
   }
   return { id };
+}
+
+export async function listUsers(db: Db, accountId: string): Promise<{ items: User[] }> {
+  const rows = await repo.listUserRows(db, accountId);
+  return { items: rows.map((r) => ({ id: r.id, email: r.email, role: r.role, createdAt: iso(Number(r.created_at)) })) };
+}
+
+/**
+ * Removes a user of the account and signs them out everywhere. Not oneself: an administrator
+ * deleting their own user could leave the account with nobody able to manage it.
+ */
+export async function deleteUser(db: Db, accountId: string, userId: string, currentUserId: string): Promise<void> {
+  if (userId === currentUserId) throw invalid('/id', 'you cannot delete your own user');
+  const deleted = await inTransaction(db, (tx) => repo.deleteUserAndSessions(tx, accountId, userId));
+  if (!deleted) throw new AppError('USER_NOT_FOUND');
+}
+
+/** The user an email signs in as, with the stored password hash (sign-in only). */
+export async function findUserForSignIn(db: Db, email: string): Promise<{ id: string; accountId: string; passwordHash: string } | undefined> {
+  const row = await repo.findUserByEmail(db, email);
+  return row && { id: row.id, accountId: row.account_id, passwordHash: row.password_hash };
+}
+
+/** Whether anyone at all can sign in to the panel yet (first start). */
+export async function anyUserExists(db: Db): Promise<boolean> {
+  return repo.anyUserExists(db);
 }

@@ -2,18 +2,14 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/connect.js';
 import { inTransaction, type Tx } from '../../db/transaction.js';
-import { getWhatsAppCredentials } from '../accounts/whatsapp-credentials.js';
+import { accountsByPhoneNumberIds, getWhatsAppCredentials } from '../accounts/whatsapp-credentials.js';
 import { findContactIdByPhone } from '../contacts/contacts.service.js';
 import { normalizePhone } from '../contacts/normalize.js';
-import { recordOpenOnce } from '../tracking/tracking.service.js';
+import { recordReadOnce } from '../tracking/tracking.service.js';
 import * as repo from './whatsapp.repo.js';
 import type { InboundMessage, PhoneNumberChange, StatusUpdate } from './whatsapp-payload.js';
-import { verifyTokenHash } from './verify-token.js';
 
-/** Whether the handshake's verify token is some account's (GET /whatsapp/webhook). */
-export async function isKnownVerifyToken(db: Db, config: Pick<Config, 'secret'>, token: string): Promise<boolean> {
-  return (await repo.accountIdByVerifyTokenHash(db.kysely, verifyTokenHash(config, token))) !== undefined;
-}
+export { isKnownVerifyToken } from '../accounts/whatsapp-credentials.js';
 
 const SIGNATURE = /^sha256=([0-9a-f]{64})$/i;
 
@@ -43,7 +39,7 @@ export async function verifiedChanges(
 ): Promise<Map<string, PhoneNumberChange[]>> {
   const phoneNumberIds = [...new Set(changes.map((c) => c.phoneNumberId))];
   const verified = new Map<string, PhoneNumberChange[]>();
-  for (const { accountId, phoneNumberId } of await repo.accountIdsByPhoneNumberIds(db.kysely, phoneNumberIds)) {
+  for (const { accountId, phoneNumberId } of await accountsByPhoneNumberIds(db, phoneNumberIds)) {
     const appSecret = (await getWhatsAppCredentials(db, config, accountId))?.appSecret;
     if (!appSecret || !signatureMatches(rawBody, signature, appSecret)) continue;
     const own = changes.filter((c) => c.phoneNumberId === phoneNumberId);
@@ -97,7 +93,7 @@ async function applyStatus(tx: Tx, accountId: string, update: StatusUpdate, now:
       // A read message was delivered, whether or not that receipt came (or comes first).
       await repo.markDelivered(tx, accountId, send.id, at);
       // Test sends stay out of the statistics (admin panel, migration 0004).
-      if (!send.test) await recordOpenOnce(tx, send, at);
+      await recordReadOnce(tx, send, at);
       return true;
     case 'failed':
       await repo.markFailed(tx, accountId, send.id, (update.errorTitle ?? FAILED_WITHOUT_TITLE).slice(0, 1000), now);

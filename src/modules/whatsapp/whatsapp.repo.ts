@@ -1,30 +1,7 @@
-import type { Kysely } from 'kysely';
-import type { Database } from '../../db/schema.js';
+import { kyselyOf, type Queryable } from '../../db/queryable.js';
 import type { EngagedSend } from '../tracking/tracking.service.js';
 
-/**
- * SQL of the WhatsApp callbacks. Two look-ups cannot start from an account id, because finding
- * the account is their purpose: by the phone number id a callback names (its signature is then
- * checked with that account's app secret), and by the handshake's verify token. Everything
- * after that is scoped to the account found.
- */
-type Q = Kysely<Database>;
-
-export async function accountIdsByPhoneNumberIds(q: Q, phoneNumberIds: string[]): Promise<{ accountId: string; phoneNumberId: string }[]> {
-  if (phoneNumberIds.length === 0) return [];
-  const rows = await q
-    .selectFrom('accounts')
-    .select(['id', 'whatsapp_phone_number_id'])
-    .where('whatsapp_phone_number_id', 'in', phoneNumberIds)
-    .where('whatsapp_app_secret', 'is not', null)
-    .execute();
-  return rows.map((r) => ({ accountId: r.id, phoneNumberId: r.whatsapp_phone_number_id! }));
-}
-
-export async function accountIdByVerifyTokenHash(q: Q, hash: string): Promise<string | undefined> {
-  const row = await q.selectFrom('accounts').select('id').where('whatsapp_verify_token_hash', '=', hash).executeTakeFirst();
-  return row?.id;
-}
+/** SQL of the WhatsApp callbacks, scoped to the account whose app secret verified the callback. */
 
 export interface WhatsAppSend extends EngagedSend {
   status: string;
@@ -32,8 +9,8 @@ export interface WhatsAppSend extends EngagedSend {
 }
 
 /** The account's WhatsApp send the Cloud API gave this wamid; `lock` (PostgreSQL) holds its row until commit. */
-export async function findSendByWamid(q: Q, accountId: string, wamid: string, lock: boolean): Promise<WhatsAppSend | undefined> {
-  let query = q
+export async function findSendByWamid(db: Queryable, accountId: string, wamid: string, lock: boolean): Promise<WhatsAppSend | undefined> {
+  let query = kyselyOf(db)
     .selectFrom('sends')
     .select(['id', 'account_id', 'campaign_id', 'contact_id', 'test', 'status', 'delivered_at'])
     .where('provider_message_id', '=', wamid)
@@ -54,8 +31,8 @@ export async function findSendByWamid(q: Q, accountId: string, wamid: string, lo
 }
 
 /** Delivered once: the first receipt's time stays (a read implies delivery and may come first). */
-export async function markDelivered(q: Q, accountId: string, sendId: string, at: number): Promise<void> {
-  await q
+export async function markDelivered(db: Queryable, accountId: string, sendId: string, at: number): Promise<void> {
+  await kyselyOf(db)
     .updateTable('sends')
     .set({ delivered_at: at })
     .where('account_id', '=', accountId)
@@ -66,8 +43,8 @@ export async function markDelivered(q: Q, accountId: string, sendId: string, at:
 }
 
 /** A send the API accepted but could not deliver ends in error (only from `sent`: a repeat changes nothing). */
-export async function markFailed(q: Q, accountId: string, sendId: string, reason: string, now: number): Promise<void> {
-  await q
+export async function markFailed(db: Queryable, accountId: string, sendId: string, reason: string, now: number): Promise<void> {
+  await kyselyOf(db)
     .updateTable('sends')
     .set({ status: 'error', reason, updated_at: now })
     .where('account_id', '=', accountId)
@@ -77,8 +54,8 @@ export async function markFailed(q: Q, accountId: string, sendId: string, reason
 }
 
 /** Conditional on not opted out yet, so a repeated STOP changes nothing more, not even updated_at. */
-export async function optOutContact(q: Q, accountId: string, contactId: string, now: number): Promise<boolean> {
-  const result = await q
+export async function optOutContact(db: Queryable, accountId: string, contactId: string, now: number): Promise<boolean> {
+  const result = await kyselyOf(db)
     .updateTable('contacts')
     .set({ opted_out: 1, updated_at: now })
     .where('account_id', '=', accountId)

@@ -7,7 +7,7 @@ import { ErrorState, Loading } from '../components/States';
 import { formatNumber } from '../format';
 import { useApi } from '../hooks';
 import { useIsAdmin } from '../session';
-import type { Account } from '../types';
+import type { Account, AccountPatch } from '../types';
 
 export function AccountPage() {
   const account = useApi<Account>('/account');
@@ -65,9 +65,9 @@ function WhatsappSettings({ account, canEdit, onSaved }: { account: Account; can
     setSaved(false);
     errors.clear();
     try {
-      const whatsapp: Record<string, string> = { phoneNumberId: phoneNumberId.trim(), token: token.trim() };
+      const whatsapp: AccountPatch['whatsapp'] = { phoneNumberId: phoneNumberId.trim(), token: token.trim() };
       if (appSecret.trim()) whatsapp.appSecret = appSecret.trim();
-      onSaved(await api.patch<Account>('/account', { whatsapp }));
+      onSaved(await api.patch<Account>('/account', { whatsapp } satisfies AccountPatch));
       setToken('');
       setAppSecret('');
       setSaved(true);

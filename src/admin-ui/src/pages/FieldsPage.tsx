@@ -6,7 +6,7 @@ import { PageHeader } from '../components/PageHeader';
 import { EmptyState, ErrorState, Loading } from '../components/States';
 import { Table } from '../components/Table';
 import { useApi } from '../hooks';
-import { FIELD_TYPES, type CustomField, type FieldType } from '../types';
+import { FIELD_TYPES, type CustomField, type CustomFieldInput, type FieldType } from '../types';
 
 /** What the API accepts for each type (service-spec.md, custom field value formats). */
 export const FIELD_FORMATS: Record<FieldType, string> = {
@@ -33,7 +33,7 @@ export function FieldsPage() {
     errors.clear();
     setAdded(null);
     try {
-      const field = await api.post<CustomField>('/fields', { name: name.trim(), type });
+      const field = await api.post<CustomField>('/fields', { name: name.trim(), type } satisfies CustomFieldInput);
       setAdded(field.name);
       setName('');
       await fields.reload();

@@ -9,7 +9,7 @@ import { EmptyState, ErrorState, Loading } from '../components/States';
 import { Table } from '../components/Table';
 import { endOfDayUtc, formatDate, formatDateTime, oneMonthFromToday } from '../format';
 import { useApi } from '../hooks';
-import { SCOPES, type ApiKey } from '../types';
+import { SCOPES, type ApiKey, type KeyCreatedBody, type KeyInput, type KeyPatchInput, type Scope } from '../types';
 
 type Editing = { mode: 'create' } | { mode: 'edit'; key: ApiKey } | null;
 
@@ -27,7 +27,7 @@ export function KeysPage() {
   const setActive = async (key: ApiKey, active: boolean) => {
     setActionError(null);
     try {
-      await api.patch(`/keys/${encodeURIComponent(key.id)}`, { active });
+      await api.patch(`/keys/${encodeURIComponent(key.id)}`, { active } satisfies KeyPatchInput);
       await keys.reload();
     } catch (err) {
       setActionError(`${key.name}: ${errorMessage(err)}`);
@@ -152,7 +152,7 @@ export function KeysPage() {
 function KeyForm({ editing, onCancel, onSaved }: { editing: NonNullable<Editing>; onCancel: () => void; onSaved: (created?: { id: string; name: string; key: string }) => Promise<void> }) {
   const existing = editing.mode === 'edit' ? editing.key : undefined;
   const [name, setName] = useState(existing?.name ?? '');
-  const [scopes, setScopes] = useState<string[]>(existing?.scopes ?? ['leads:write', 'events:write', 'campaigns:trigger']);
+  const [scopes, setScopes] = useState<Scope[]>(existing?.scopes ?? ['leads:write', 'events:write', 'campaigns:trigger']);
   const [active, setActive] = useState(existing?.active ?? true);
   const [expires, setExpires] = useState(Boolean(existing?.expiresAt));
   // An existing expiry shows as its UTC day; a new one proposes one month from today.
@@ -160,20 +160,20 @@ function KeyForm({ editing, onCancel, onSaved }: { editing: NonNullable<Editing>
   const [busy, setBusy] = useState(false);
   const errors = useFormErrors();
 
-  const toggleScope = (scope: string, on: boolean) => setScopes((current) => (on ? [...current, scope] : current.filter((s) => s !== scope)));
+  const toggleScope = (scope: Scope, on: boolean) => setScopes((current) => (on ? [...current, scope] : current.filter((s) => s !== scope)));
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     setBusy(true);
     errors.clear();
     const ordered = SCOPES.map((s) => s.id).filter((s) => scopes.includes(s));
-    const body = { name: name.trim(), scopes: ordered, active, expiresAt: expires ? (expiryDay ? endOfDayUtc(expiryDay) : '') : null };
+    const body: KeyInput = { name: name.trim(), scopes: ordered, active, expiresAt: expires ? (expiryDay ? endOfDayUtc(expiryDay) : '') : null };
     try {
       if (existing) {
         await api.patch(`/keys/${encodeURIComponent(existing.id)}`, body);
         await onSaved();
       } else {
-        const result = await api.post<{ id: string; key: string; name: string }>('/keys', body);
+        const result = await api.post<KeyCreatedBody>('/keys', body);
         await onSaved({ id: result.id, name: result.name ?? body.name, key: result.key });
       }
     } catch (err) {

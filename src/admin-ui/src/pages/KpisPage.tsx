@@ -5,7 +5,7 @@ import { PageHeader } from '../components/PageHeader';
 import { EmptyState, ErrorState, Loading } from '../components/States';
 import { Table } from '../components/Table';
 import { useApi } from '../hooks';
-import type { Kpi } from '../types';
+import type { Kpi, KpiInput } from '../types';
 
 export function KpisPage() {
   const kpis = useApi<{ items: Kpi[] }>('/kpis');
@@ -21,7 +21,7 @@ export function KpisPage() {
     errors.clear();
     setAdded(null);
     try {
-      const kpi = await api.post<Kpi>('/kpis', { id: id.trim(), name: name.trim() });
+      const kpi = await api.post<Kpi>('/kpis', { id: id.trim(), name: name.trim() } satisfies KpiInput);
       setAdded(kpi.name);
       setId('');
       setName('');

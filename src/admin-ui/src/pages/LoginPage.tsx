@@ -2,7 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { api } from '../api';
 import { FormAlert, TextField, useFormErrors } from '../components/Form';
 import { useTitle } from '../hooks';
-import type { Session } from '../types';
+import type { LoginInput, Session } from '../types';
 
 export function LoginPage({ onSignedIn, expired }: { onSignedIn: (session: Session) => void; expired?: boolean }) {
   useTitle('Sign in');
@@ -16,7 +16,7 @@ export function LoginPage({ onSignedIn, expired }: { onSignedIn: (session: Sessi
     setBusy(true);
     errors.clear();
     try {
-      onSignedIn(await api.post<Session>('/login', { email: email.trim(), password }));
+      onSignedIn(await api.post<Session>('/login', { email: email.trim(), password } satisfies LoginInput));
     } catch (err) {
       errors.set(err);
     } finally {

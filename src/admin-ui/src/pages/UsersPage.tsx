@@ -9,7 +9,7 @@ import { Table } from '../components/Table';
 import { formatDate } from '../format';
 import { useApi } from '../hooks';
 import { useSession } from '../session';
-import type { Role, User } from '../types';
+import type { Role, User, UserInput } from '../types';
 
 export function UsersPage() {
   const { session } = useSession();
@@ -28,7 +28,7 @@ export function UsersPage() {
     setInvited(null);
     errors.clear();
     try {
-      await api.post('/users', { email: email.trim(), password, role });
+      await api.post('/users', { email: email.trim(), password, role } satisfies UserInput);
       setInvited(email.trim());
       setEmail('');
       setPassword('');

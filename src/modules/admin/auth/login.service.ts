@@ -1,6 +1,6 @@
 import type { Db } from '../../../db/connect.js';
 import { AppError } from '../../../errors.js';
-import { hashPassword, verifyPassword } from '../../users/users.service.js';
+import { findUserForSignIn, hashPassword, verifyPassword } from '../../users/users.service.js';
 import { openSession, readSession, type AdminSession } from './sessions.js';
 import { attemptFailed, attemptSucceeded, countAttempt } from './throttle.js';
 
@@ -21,14 +21,14 @@ export async function signIn(db: Db, input: { email: string; password: string },
   const email = input.email.trim().toLowerCase();
   const attempt = await countAttempt(db, email, ip, now);
 
-  const user = await db.kysely.selectFrom('users').select(['id', 'account_id', 'password_hash']).where('email', '=', email).executeTakeFirst();
-  const matches = await verifyPassword(input.password, user?.password_hash ?? (await dummy()));
+  const user = await findUserForSignIn(db, email);
+  const matches = await verifyPassword(input.password, user?.passwordHash ?? (await dummy()));
   if (!user || !matches) {
     await attemptFailed(db, now);
     throw new AppError('INVALID_CREDENTIALS');
   }
   await attemptSucceeded(db, attempt);
-  const { token } = await openSession(db, { id: user.id, accountId: user.account_id }, now);
+  const { token } = await openSession(db, { id: user.id, accountId: user.accountId }, now);
   const opened = await readSession(db, token, now);
   if (!opened) throw new Error('a session just opened could not be read');
   return { token, session: opened.session };

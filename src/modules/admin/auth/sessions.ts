@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../../../db/connect.js';
 import { sha256Hex } from '../../../crypto.js';
-import type { Role } from '../../users/users.service.js';
+import type { Session } from '../../../contract/admin/session.js';
+import type { Plan, UserRole as Role } from '../../../contract/constants.js';
+import * as repo from './sessions.repo.js';
 
 export const SESSION_COOKIE = 'herald_session';
 /** docs/admin-api.md: sessions live 7 days, sliding. */
@@ -21,13 +23,13 @@ export interface AdminSession {
   role: Role;
   accountId: string;
   accountName: string;
-  plan: 'free' | 'pro';
+  plan: Plan;
   csrfToken: string;
   expiresAt: number;
 }
 
 /** The body of login and `GET /session` (docs/admin-api.md). */
-export function presentSession(session: AdminSession) {
+export function presentSession(session: AdminSession): Session {
   return {
     user: { id: session.userId, email: session.email, role: session.role },
     account: { id: session.accountId, name: session.accountName, plan: session.plan },
@@ -43,11 +45,8 @@ export async function openSession(db: Db, user: { id: string; accountId: string 
   const token = randomBytes(32).toString('base64url');
   const expiresAt = now + SESSION_TTL_MS;
   // Expired sessions of anyone go at sign-in: the table never grows with abandoned ones.
-  await db.kysely.deleteFrom('sessions').where('expires_at', '<=', now).execute();
-  await db.kysely
-    .insertInto('sessions')
-    .values({ id: sha256Hex(token), user_id: user.id, account_id: user.accountId, csrf_token: randomBytes(32).toString('base64url'), expires_at: expiresAt, created_at: now })
-    .execute();
+  await repo.deleteExpiredSessions(db, now);
+  await repo.insertSession(db, user.accountId, { id: sha256Hex(token), user_id: user.id, csrf_token: randomBytes(32).toString('base64url'), expires_at: expiresAt, created_at: now });
   return { token, expiresAt };
 }
 
@@ -57,13 +56,7 @@ export async function openSession(db: Db, user: { id: string; accountId: string 
  * tells the caller to send the cookie again with the new lifetime.
  */
 export async function readSession(db: Db, token: string, now: number): Promise<{ session: AdminSession; slid: boolean } | undefined> {
-  const row = await db.kysely
-    .selectFrom('sessions as s')
-    .innerJoin('users as u', 'u.id', 's.user_id')
-    .innerJoin('accounts as a', 'a.id', 's.account_id')
-    .select(['s.id', 's.user_id', 's.account_id', 's.csrf_token', 's.expires_at', 'u.email', 'u.role', 'u.account_id as user_account', 'a.name', 'a.plan'])
-    .where('s.id', '=', sha256Hex(token))
-    .executeTakeFirst();
+  const row = await repo.findSessionWithUser(db, sha256Hex(token));
   if (!row || row.user_account !== row.account_id) return undefined;
   if (Number(row.expires_at) <= now) {
     await closeSession(db, row.id);
@@ -73,7 +66,7 @@ export async function readSession(db: Db, token: string, now: number): Promise<{
   const slid = now + SESSION_TTL_MS - expiresAt >= SLIDE_EVERY_MS;
   if (slid) {
     expiresAt = now + SESSION_TTL_MS;
-    await db.kysely.updateTable('sessions').set({ expires_at: expiresAt }).where('id', '=', row.id).execute();
+    await repo.setSessionExpiry(db, row.id, expiresAt);
   }
   const session: AdminSession = {
     id: row.id,
@@ -90,5 +83,5 @@ export async function readSession(db: Db, token: string, now: number): Promise<{
 }
 
 export async function closeSession(db: Db, sessionId: string): Promise<void> {
-  await db.kysely.deleteFrom('sessions').where('id', '=', sessionId).execute();
+  await repo.deleteSession(db, sessionId);
 }

@@ -1,7 +1,7 @@
-import { sql } from 'kysely';
 import type { Db } from '../../../db/connect.js';
 import { AppError } from '../../../errors.js';
 import { throttleAddress } from '../../../http/client-address.js';
+import * as repo from './throttle.repo.js';
 
 /**
  * docs/admin-api.md: 5 sign-in attempts for one email or one client address within 15
@@ -44,48 +44,27 @@ export async function countAttempt(db: Db, email: string, ip: string, now: numbe
  * a guesser holding one valid account must not reset its count by signing in.
  */
 export async function attemptSucceeded(db: Db, attempt: Attempt): Promise<void> {
-  await db.kysely.deleteFrom('login_throttle').where('subject', '=', attempt.email.subject).execute();
+  await repo.deleteThrottleSubject(db, attempt.email.subject);
   await givePlaceBack(db, attempt.ip);
 }
 
 /** A failed attempt keeps its places; windows over by now are dropped on the way. */
 export async function attemptFailed(db: Db, now: number): Promise<void> {
-  await db.kysely.deleteFrom('login_throttle').where('window_start', '<=', now - THROTTLE_WINDOW_MS).execute();
+  await repo.deleteThrottleWindows(db, now - THROTTLE_WINDOW_MS);
 }
 
 /** A place in the subject's current window, or the seconds until the window ends. */
 async function takePlace(db: Db, subject: string, now: number): Promise<Place | number> {
-  const windowOver = sql<boolean>`login_throttle.window_start <= ${now - THROTTLE_WINDOW_MS}`;
-  const row = await db.kysely
-    .insertInto('login_throttle')
-    .values({ subject, attempts: 1, window_start: now })
-    .onConflict((oc) =>
-      oc
-        .column('subject')
-        .doUpdateSet({
-          attempts: sql`CASE WHEN ${windowOver} THEN 1 ELSE login_throttle.attempts + 1 END`,
-          window_start: sql`CASE WHEN ${windowOver} THEN ${now} ELSE login_throttle.window_start END`,
-        })
-        .where((eb) => eb.or([windowOver, eb('login_throttle.attempts', '<', THROTTLE_MAX_ATTEMPTS)])),
-    )
-    .returning('window_start')
-    .executeTakeFirst();
-  if (row) return { subject, windowStart: Number(row.window_start) };
+  const windowStart = await repo.takeThrottlePlace(db, subject, now, THROTTLE_WINDOW_MS, THROTTLE_MAX_ATTEMPTS);
+  if (windowStart !== undefined) return { subject, windowStart };
   // Full: the row stays as it is until its window ends.
-  const full = await db.kysely.selectFrom('login_throttle').select('window_start').where('subject', '=', subject).executeTakeFirst();
-  const endsAt = Number(full?.window_start ?? now) + THROTTLE_WINDOW_MS;
+  const endsAt = ((await repo.findWindowStart(db, subject)) ?? now) + THROTTLE_WINDOW_MS;
   return Math.max(1, Math.ceil((endsAt - now) / 1000));
 }
 
 /** Only in the window the place was taken in: a window started since owes nothing. */
 async function givePlaceBack(db: Db, place: Place): Promise<void> {
-  await db.kysely
-    .updateTable('login_throttle')
-    .set({ attempts: sql`attempts - 1` })
-    .where('subject', '=', place.subject)
-    .where('window_start', '=', place.windowStart)
-    .where('attempts', '>', 0)
-    .execute();
+  await repo.releaseThrottlePlace(db, place.subject, place.windowStart);
 }
 
 function throttled(waitSeconds: number): AppError {

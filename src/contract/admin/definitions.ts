@@ -1,0 +1,35 @@
+import { Type, type Static } from 'typebox';
+import { OneOf } from '../common.js';
+import { FIELD_TYPES } from '../constants.js';
+
+/** Custom fields and KPIs of the account (docs/admin-api.md, Custom fields and KPIs). */
+
+export const FieldTypeSchema = OneOf(FIELD_TYPES);
+export type { FieldType } from '../constants.js';
+
+export const CustomFieldItem = Type.Object({ id: Type.String(), name: Type.String(), type: FieldTypeSchema });
+export type CustomField = Static<typeof CustomFieldItem>;
+
+/** `GET /fields`: by name. */
+export const CustomFieldList = Type.Object({ items: Type.Array(CustomFieldItem) });
+export type CustomFieldListBody = Static<typeof CustomFieldList>;
+
+/*
+ * The type is a string here, not the enum: the service answers an unknown one with
+ * `type must be one of string, number, …` at /type (the message the panel and the CLI show).
+ */
+export const CustomFieldBody = Type.Object(
+  { name: Type.String(), type: Type.String({ description: `one of ${FIELD_TYPES.join(', ')}` }) },
+  { additionalProperties: false },
+);
+export type CustomFieldInput = Static<typeof CustomFieldBody>;
+
+export const KpiItem = Type.Object({ id: Type.String(), name: Type.String() });
+export type Kpi = Static<typeof KpiItem>;
+
+/** `GET /kpis`: by id. */
+export const KpiList = Type.Object({ items: Type.Array(KpiItem) });
+export type KpiListBody = Static<typeof KpiList>;
+
+export const KpiBody = Type.Object({ id: Type.String(), name: Type.String() }, { additionalProperties: false });
+export type KpiInput = Static<typeof KpiBody>;
