@@ -2,7 +2,7 @@ import nodemailer, { type Transporter } from 'nodemailer';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import type { Config } from '../../src/config.js';
 import type { Db } from '../../src/db/connect.js';
-import { renderEmail } from '../../src/dispatcher/channels/email-render.js';
+import { renderEmail } from '../../src/rendering/email.js';
 import { findCampaign } from '../../src/modules/campaigns/campaigns.service.js';
 import { getContactProfile } from '../../src/modules/contacts/contacts.service.js';
 import { emailTracking } from '../../src/modules/tracking/email-links.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import pino, { type Logger } from 'pino';
-import type { DeliveryRequest } from '../../src/dispatcher/channels/channel.js';
+import type { DeliveryRequest } from '../../src/channels/channel.js';
 import type { CampaignsTable } from '../../src/db/schema.js';
 import type { Db } from '../../src/db/connect.js';
 import { newId } from '../../src/ids.js';

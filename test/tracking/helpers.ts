@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createServer, type AddressInfo } from 'node:net';
-import { listOutbox, type OutboxItem } from '../../src/dispatcher/channels/index.js';
+import { listOutbox, type OutboxItem } from '../../src/channels/transports.js';
 import type { CampaignInput } from '../../src/modules/campaigns/campaigns.service.js';
 import { campaignStats } from '../../src/modules/campaigns/campaigns.service.js';
 import { apiClient } from '../helpers/app.js';

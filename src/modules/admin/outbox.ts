@@ -3,9 +3,8 @@ import { Type } from 'typebox';
 import type { AppDeps } from '../../deps.js';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/connect.js';
-import { outboxItem, type OutboxItem } from '../../dispatcher/channels/outbox.js';
 import { AppError } from '../../errors.js';
-import { untrackHtml } from '../tracking/email-links.js';
+import { outboxMessageView, type OutboxItem } from '../../rendering/outbox-view.js';
 import { iso } from '../../time.js';
 import { decodeCursor, DEFAULT_PAGE, MAX_PAGE, pageOf } from '../../http/paging.js';
 import { QueryNumber, wholeQuery } from '../../http/query.js';
@@ -38,8 +37,7 @@ export async function pageOutbox(db: Db, accountId: string, options: { campaignI
 export async function getOutboxMessage(db: Db, config: Pick<Config, 'publicUrl' | 'secret'>, accountId: string, id: string): Promise<OutboxItem> {
   const row = await db.kysely.selectFrom('outbox_messages').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
   if (!row) throw new AppError('OUTBOX_MESSAGE_NOT_FOUND');
-  const item = outboxItem(row);
-  return { ...item, html: item.html === null ? null : untrackHtml(item.html, config) };
+  return outboxMessageView(row, config);
 }
 
 const ListQuery = Type.Object(

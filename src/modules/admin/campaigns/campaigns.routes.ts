@@ -7,8 +7,8 @@ import { campaignDailyStats, MAX_STATS_DAYS } from '../../campaigns/daily-stats.
 import { listWebhookDeliveries } from '../../../webhooks/list.js';
 import { wholeQuery } from '../../../http/query.js';
 import { CampaignCreate, CampaignPatch, ContactIdBody, LimitQuery, PreviewBody, StatsQuery } from './campaigns.schemas.js';
-import { previewCampaign } from './preview.js';
-import { testSend } from './test-send.js';
+import { previewCampaign } from '../../campaigns/campaign-preview.js';
+import { testSend } from '../../campaigns/campaign-test-send.js';
 
 const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 255 }) });
 

@@ -1,11 +1,11 @@
-import type { Db } from '../../../db/connect.js';
-import { inTransaction } from '../../../db/transaction.js';
-import { AppError, invalid } from '../../../errors.js';
-import { newId } from '../../../ids.js';
-import { missingForActivation } from '../../campaigns/campaign-settings.js';
-import { getCampaign } from '../../campaigns/campaigns.service.js';
-import { missingAddressReason } from '../../sends/recipient-rules.js';
-import { insertSend, lockContact, recipientState } from '../../sends/sends.repo.js';
+import { CHANNEL_REGISTRY, recipientAddress } from '../../channels/registry.js';
+import type { Db } from '../../db/connect.js';
+import { inTransaction } from '../../db/transaction.js';
+import { AppError, invalid } from '../../errors.js';
+import { newId } from '../../ids.js';
+import { insertSend, lockContact, recipientState } from '../sends/sends.repo.js';
+import { missingForActivation } from './campaign-settings.js';
+import { getCampaign } from './campaigns.service.js';
 
 /**
  * `POST /campaigns/:id/test-send`: a real send of the campaign to one contact, queued due now
@@ -26,8 +26,8 @@ export async function testSend(deps: { db: Db; wakeup?: (dueAt: number) => void 
     if (!contact) throw new AppError('LEAD_NOT_FOUND');
     if (contact.optedOut) throw invalid('/contactId', 'the contact opted out: nothing is sent to it, test sends included');
     const state = await recipientState(tx, accountId, contactId, campaignId);
-    const to = campaign.channel === 'email' ? state.email : state.phone;
-    if (!to) throw invalid('/contactId', missingAddressReason(campaign.channel));
+    const to = recipientAddress(campaign.channel, state);
+    if (!to) throw invalid('/contactId', CHANNEL_REGISTRY[campaign.channel].missingAddressReason);
     const id = newId('snd');
     await insertSend(tx, {
       id,
