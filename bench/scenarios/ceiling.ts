@@ -10,7 +10,7 @@ import { unsubscribeUrl } from '../../src/modules/unsubscribe/unsubscribe-token.
 import type { Fixtures } from '../fixtures.js';
 import { percentile } from './dispatch.js';
 
-/** Herald's pool size when SMTP_URL names none (src/dispatcher/channels/smtp.ts). */
+/** Herald's pool size when SMTP_URL names none (src/channels/email/smtp.ts). */
 export const HERALD_POOL_CONNECTIONS = 5;
 /** Herald's dispatcher keeps this many sends in flight (its default concurrency). */
 export const IN_FLIGHT = 32;

@@ -61,7 +61,9 @@ export interface Kpi {
   name: string;
 }
 
-export type Channel = 'email' | 'whatsapp';
+import type { Channel } from '../../contract/constants';
+
+export type { Channel };
 
 export interface Campaign {
   id: string;
