@@ -1,6 +1,6 @@
 import { previewEmail } from '../../rendering/email.js';
 import type { ChannelDefinition } from '../channel.js';
-import { createEmailOutboxTransport } from '../outbox.js';
+import { createEmailOutboxTransport } from './email-outbox.js';
 import { createSmtpTransport } from './smtp.js';
 
 /** Email: rendered by rendering/email.ts, sent over SMTP when SMTP_URL is set, else kept in the outbox. */

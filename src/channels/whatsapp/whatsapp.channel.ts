@@ -1,8 +1,8 @@
 import { getWhatsAppCredentials } from '../../modules/accounts/whatsapp-credentials.js';
 import { previewWhatsApp } from '../../rendering/whatsapp.js';
 import type { ChannelDefinition, Transport } from '../channel.js';
-import { createWhatsAppOutboxTransport } from '../outbox.js';
 import { createWhatsAppCloudTransport } from './cloud-api.js';
+import { createWhatsAppOutboxTransport } from './whatsapp-outbox.js';
 
 /**
  * WhatsApp template messages: rendered by rendering/whatsapp.ts and sent through the Cloud API
