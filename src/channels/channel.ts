@@ -59,7 +59,7 @@ export interface TransportContext {
  * so no code anywhere asks "is this email or WhatsApp?".
  */
 export interface ChannelDefinition {
-  /** The channel's name as people read it (error messages). */
+  /** The channel's name as people read it, in error messages ("WhatsApp campaigns need the pro plan"). */
   label: string;
   /** Which of the contact's addresses a send goes to: its primary (first) email or phone. */
   address: 'email' | 'phone';

@@ -9,16 +9,15 @@ import { whatsappChannel } from './whatsapp/whatsapp.channel.js';
  *
  * The folder rule (adding a channel, e.g. SMS):
  *   1. Add 'sms' to CHANNELS in src/contract/constants.ts (the admin API and the panel read it).
- *   2. Create src/channels/sms/ with `sms.channel.ts` (its ChannelDefinition, channel.ts says
- *      what each member means) and its transport(s) (e.g. `twilio.ts`); a transport that has
- *      no server to talk to stores into the outbox (outbox.ts).
- *   3. Its message renderer goes in src/rendering/sms.ts: pure (no I/O), shared by the
- *      transport, the outbox and the admin preview. Rendering never sends; transports never
- *      build message content themselves.
- *   4. Add the entry below. Then run `npm run typecheck`: every Record<Channel, ...> (this one,
- *      the panel's CHANNEL_UI in src/admin-ui/src/channels.ts) and every table type naming the
- *      channels (src/db/schema.ts) fails until the new channel is handled there.
- * Files outside src/channels/ and src/rendering/ never import a channel folder directly.
+ *   2. Create src/channels/sms/: `sms.channel.ts` (its ChannelDefinition; channel.ts says what
+ *      each member means) and its transports, e.g. `twilio.ts` for the provider and
+ *      `sms-outbox.ts` storing into the built-in outbox (outbox.ts) when none is configured.
+ *   3. Write its renderer as src/rendering/sms.ts: pure (no I/O), used by its transports and by
+ *      its `preview`. Rendering never sends; transports never build message content.
+ *   4. Add its entry below, then run `npm run typecheck`: every Record<Channel, ...> (this one,
+ *      the panel's CHANNEL_UI in src/admin-ui/src/channels/registry.ts) and the table types
+ *      naming the channels (src/db/schema.ts) fail until the new channel is handled there.
+ * Code outside src/channels/ reaches a channel only through this registry (or transports.ts).
  */
 export const CHANNEL_REGISTRY: Readonly<Record<Channel, ChannelDefinition>> = {
   email: emailChannel,

@@ -5,7 +5,7 @@ import { createSmtpTransport } from './smtp.js';
 
 /** Email: rendered by rendering/email.ts, sent over SMTP when SMTP_URL is set, else kept in the outbox. */
 export const emailChannel: ChannelDefinition = {
-  label: 'email',
+  label: 'Email',
   address: 'email',
   missingAddressReason: 'contact has no email address',
   missingForActivation: ({ email }) => [
