@@ -3,7 +3,8 @@ import type { Logger } from 'pino';
 import { buildApp, buildOpsApp } from './app.js';
 import type { Config } from './config.js';
 import { openDatabase, type Db } from './db/connect.js';
-import { createChannels, type Channels } from './dispatcher/channels/index.js';
+import { createChannels, type Channels } from './channels/transports.js';
+import { CHANNEL_REGISTRY } from './channels/registry.js';
 import { Dispatcher } from './dispatcher/dispatcher.js';
 import type { Campaign } from './modules/campaigns/campaign.js';
 import { listenThroughDatabase, notifyThroughDatabase, type Listener } from './dispatcher/wakeup.js';
@@ -41,8 +42,8 @@ export interface HeraldOptions {
   dispatcher?: { leaseMs?: number; concurrency?: number; stalledAfterMs?: number };
 }
 
-/** Email campaigns with webhook URLs queue one delivery per URL when a send goes out. */
-const queuesWebhooks = (campaign: Campaign) => campaign.channel === 'email' && campaign.webhooks.length > 0;
+/** Campaigns whose channel has webhooks (email) and that have URLs queue one delivery per URL when a send goes out. */
+const queuesWebhooks = (campaign: Campaign) => CHANNEL_REGISTRY[campaign.channel].webhooks && campaign.webhooks.length > 0;
 
 /** Assembles one Herald process for its role. */
 export async function startHerald(options: HeraldOptions): Promise<Herald> {

@@ -2,7 +2,7 @@ import nodemailer, { type Transporter } from 'nodemailer';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import type { Config } from '../../src/config.js';
 import type { Db } from '../../src/db/connect.js';
-import { renderEmail } from '../../src/dispatcher/channels/email-render.js';
+import { renderEmail } from '../../src/rendering/email.js';
 import { findCampaign } from '../../src/modules/campaigns/campaigns.service.js';
 import { getContactProfile } from '../../src/modules/contacts/contacts.service.js';
 import { emailTracking } from '../../src/modules/tracking/email-links.js';
@@ -10,7 +10,7 @@ import { unsubscribeUrl } from '../../src/modules/unsubscribe/unsubscribe-token.
 import type { Fixtures } from '../fixtures.js';
 import { percentile } from './dispatch.js';
 
-/** Herald's pool size when SMTP_URL names none (src/dispatcher/channels/smtp.ts). */
+/** Herald's pool size when SMTP_URL names none (src/channels/email/smtp.ts). */
 export const HERALD_POOL_CONNECTIONS = 5;
 /** Herald's dispatcher keeps this many sends in flight (its default concurrency). */
 export const IN_FLIGHT = 32;

@@ -2,10 +2,11 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { Db } from '../db/connect.js';
 import type { Tx } from '../db/transaction.js';
-import { getWhatsAppCredentials } from '../modules/accounts/whatsapp-credentials.js';
+import { DeliveryError, type DeliveryReceipt, type Transport } from '../channels/channel.js';
+import { CHANNEL_REGISTRY } from '../channels/registry.js';
+import type { Channel } from '../contract/constants.js';
 import type { Campaign } from '../modules/campaigns/campaign.js';
 import type { ContactProfile } from '../modules/contacts/contacts.service.js';
-import { DeliveryError, type Channel, type DeliveryReceipt } from './channels/channel.js';
 import { claimDueSends, nextDueAt, type ClaimedSend } from './claim.js';
 import { checkAtDueTime, type Verdict } from './due-checks.js';
 import { LeaseKeeper } from './leases.js';
@@ -16,7 +17,8 @@ export interface DispatcherOptions {
   db: Db;
   config: Pick<Config, 'secret'>;
   logger: Logger;
-  channels: { email: Channel; whatsapp: Channel };
+  /** One transport per channel (channels/transports.ts). */
+  channels: Readonly<Record<Channel, Transport>>;
   /**
    * The work to do inside the transaction that marks a send sent (queueing its webhooks), or
    * undefined when there is none: then the outcome is a single statement (one round trip).
@@ -221,8 +223,9 @@ export class Dispatcher {
       const ready = await this.readyAtDueTime(send, checks);
       if (!ready) return;
       const { campaign, contact, to } = ready;
-      const whatsapp = campaign.channel === 'whatsapp' ? await getWhatsAppCredentials(db, this.options.config, send.account_id) : null;
-      const channel = campaign.channel === 'email' ? this.options.channels.email : this.options.channels.whatsapp;
+      const { deliveryAccount } = CHANNEL_REGISTRY[campaign.channel];
+      const whatsapp = deliveryAccount ? await deliveryAccount(db, this.options.config, send.account_id) : null;
+      const channel = this.options.channels[campaign.channel];
       // The lease could not be renewed (database out of reach) or was taken over: another
       // worker may be sending this one, so leave it to them rather than send it twice.
       if (!this.leases.holds(send)) {
@@ -234,7 +237,7 @@ export class Dispatcher {
         campaign,
         contact,
         to,
-        account: { id: send.account_id, whatsapp: whatsapp && { phoneNumberId: whatsapp.phoneNumberId, token: whatsapp.token } },
+        account: { id: send.account_id, whatsapp },
       });
       delivered = { campaign, contact, to, receipt };
     } catch (err) {

@@ -1,9 +1,10 @@
+import { CHANNEL_REGISTRY, recipientAddress } from '../channels/registry.js';
 import type { Db } from '../db/connect.js';
 import { inReadTransaction } from '../db/transaction.js';
 import type { Campaign } from '../modules/campaigns/campaign.js';
 import { findCampaigns } from '../modules/campaigns/campaigns.service.js';
 import { getContactProfiles, type ContactProfile } from '../modules/contacts/contacts.service.js';
-import { missingAddressReason, rejectedByReentry } from '../modules/sends/recipient-rules.js';
+import { rejectedByReentry } from '../modules/sends/recipient-rules.js';
 import { receiptsOf } from '../modules/sends/sends.repo.js';
 import type { ClaimedSend } from './claim.js';
 
@@ -46,8 +47,8 @@ function verdictOf(send: ClaimedSend, campaign: Campaign | undefined, contact: C
   if (!contact) return { end: 'error', reason: 'contact not found' };
   if (contact.optedOut) return { end: 'optout', reason: null };
   if (!send.test && rejectedByReentry(campaign, lastReceipt(), now)) return { end: 'rejected', reason: null };
-  const to = campaign.channel === 'email' ? contact.emails[0] : contact.phones[0];
-  if (!to) return { end: 'error', reason: missingAddressReason(campaign.channel) };
+  const to = recipientAddress(campaign.channel, { email: contact.emails[0], phone: contact.phones[0] });
+  if (!to) return { end: 'error', reason: CHANNEL_REGISTRY[campaign.channel].missingAddressReason };
   return { campaign, contact, to };
 }
 

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { DeliveryError } from '../../src/dispatcher/channels/channel.js';
-import { EMAIL_FOOTER_TEXT, renderEmail } from '../../src/dispatcher/channels/email-render.js';
-import { htmlToText } from '../../src/dispatcher/channels/html-to-text.js';
+import { DeliveryError } from '../../src/channels/channel.js';
+import { EMAIL_FOOTER_TEXT, renderEmail } from '../../src/rendering/email.js';
+import { htmlToText } from '../../src/rendering/html-to-text.js';
 import type { Campaign } from '../../src/modules/campaigns/campaign.js';
 import type { ContactProfile } from '../../src/modules/contacts/contacts.service.js';
 

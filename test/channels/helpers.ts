@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import type { DeliveryRequest } from '../../src/dispatcher/channels/channel.js';
+import type { DeliveryRequest } from '../../src/channels/channel.js';
 import type { Db } from '../../src/db/connect.js';
 import type { Plan } from '../../src/modules/accounts/accounts.service.js';
 import type { Campaign } from '../../src/modules/campaigns/campaign.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createChannels, listOutbox, type Channels } from '../../src/dispatcher/channels/index.js';
-import { EMAIL_FOOTER_TEXT } from '../../src/dispatcher/channels/email-render.js';
+import { createChannels, listOutbox, type Channels } from '../../src/channels/transports.js';
+import { EMAIL_FOOTER_TEXT } from '../../src/rendering/email.js';
 import { readOpenToken } from '../../src/modules/tracking/tracking-token.js';
 import { unsubscribeUrl } from '../../src/modules/unsubscribe/unsubscribe-token.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { DeliveryError } from '../../src/dispatcher/channels/channel.js';
-import { EMAIL_FOOTER_TEXT } from '../../src/dispatcher/channels/email-render.js';
-import { createChannels, type Channels } from '../../src/dispatcher/channels/index.js';
+import { DeliveryError } from '../../src/channels/channel.js';
+import { EMAIL_FOOTER_TEXT } from '../../src/rendering/email.js';
+import { createChannels, type Channels } from '../../src/channels/transports.js';
 import { unsubscribeUrl } from '../../src/modules/unsubscribe/unsubscribe-token.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { SmtpSink } from '../fakes/smtp-sink.js';

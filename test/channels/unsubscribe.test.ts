@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createChannels, listOutbox, type Channels } from '../../src/dispatcher/channels/index.js';
+import { createChannels, listOutbox, type Channels } from '../../src/channels/transports.js';
 import { getContactProfile } from '../../src/modules/contacts/contacts.service.js';
 import { UNSUBSCRIBE_TEXT } from '../../src/modules/unsubscribe/unsubscribe-page.js';
 import { unsubscribeUrl } from '../../src/modules/unsubscribe/unsubscribe-token.js';

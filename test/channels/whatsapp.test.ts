@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, test } from 'node:test';
-import { DeliveryError } from '../../src/dispatcher/channels/channel.js';
-import { createChannels, listOutbox, type Channels } from '../../src/dispatcher/channels/index.js';
-import { createWhatsAppCloudChannel } from '../../src/dispatcher/channels/whatsapp.js';
+import { DeliveryError } from '../../src/channels/channel.js';
+import { createChannels, listOutbox, type Channels } from '../../src/channels/transports.js';
+import { createWhatsAppCloudTransport } from '../../src/channels/whatsapp/cloud-api.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { uniq } from '../helpers/factories.js';
 import { FakeWhatsAppCloudApi } from '../fakes/whatsapp-cloud-api.js';
@@ -125,7 +125,7 @@ describe('WhatsApp Cloud API channel', () => {
 
   test('an API that does not answer in time is a temporary failure', async () => {
     const { request } = await whatsappDelivery();
-    const quick = createWhatsAppCloudChannel(t.config, log.logger, { timeoutMs: 200 });
+    const quick = createWhatsAppCloudTransport(t.config, log.logger, { timeoutMs: 200 });
     api.stallNext(1);
     const err = await rejection(quick.deliver(request));
     assert.equal(err.temporary, true);
@@ -134,7 +134,7 @@ describe('WhatsApp Cloud API channel', () => {
 
   test('an API that cannot be reached is a temporary failure', async () => {
     const { request } = await whatsappDelivery();
-    const nowhere = createWhatsAppCloudChannel({ ...t.config, whatsappApiUrl: 'http://127.0.0.1:1/v21.0' }, log.logger);
+    const nowhere = createWhatsAppCloudTransport({ ...t.config, whatsappApiUrl: 'http://127.0.0.1:1/v21.0' }, log.logger);
     const err = await rejection(nowhere.deliver(request));
     assert.equal(err.temporary, true);
     assert.match(err.message, /unreachable/);

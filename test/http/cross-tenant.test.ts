@@ -3,7 +3,7 @@ import { after, before, test } from 'node:test';
 import type { InjectOptions } from 'fastify';
 import { sql } from 'kysely';
 import type { Db } from '../../src/db/connect.js';
-import { listOutbox } from '../../src/dispatcher/channels/index.js';
+import { listOutbox } from '../../src/channels/transports.js';
 import { signedIn, type Panel, type Reply } from '../admin/helpers.js';
 import { listTables } from '../fuzz/harness.js';
 import { registeredRoutes, type Route } from '../fuzz/routes.js';

@@ -28,7 +28,7 @@ const SENDS = Number(process.env.CRASH_SENDS ?? 1000);
 const API_CLIENTS = Number(process.env.CRASH_API_CLIENTS ?? 2);
 const LEASE_SECONDS = process.env.CRASH_LEASE_SECONDS ?? '2';
 const ASSERT_TARGET = process.env.CRASH_TARGET === '1';
-/** nodemailer's pool (src/dispatcher/channels/smtp.ts): messages whose answer can be on its way at once. */
+/** nodemailer's pool (src/channels/email/smtp.ts): messages whose answer can be on its way at once. */
 const SMTP_CONNECTIONS = 5;
 
 let t: TestHerald;

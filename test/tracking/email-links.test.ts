@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { renderEmail } from '../../src/dispatcher/channels/email-render.js';
+import { renderEmail } from '../../src/rendering/email.js';
 import type { Campaign } from '../../src/modules/campaigns/campaign.js';
 import type { ContactProfile } from '../../src/modules/contacts/contacts.service.js';
 import { emailTracking } from '../../src/modules/tracking/email-links.js';

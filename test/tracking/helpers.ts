@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { listOutbox, type OutboxItem } from '../../src/dispatcher/channels/index.js';
+import { listOutbox, type OutboxItem } from '../../src/channels/transports.js';
 import type { CampaignInput } from '../../src/modules/campaigns/campaigns.service.js';
 import { campaignStats } from '../../src/modules/campaigns/campaigns.service.js';
 import { apiClient } from '../helpers/app.js';

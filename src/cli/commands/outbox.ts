@@ -1,4 +1,4 @@
-import { listOutbox, OUTBOX_MAX_LIMIT } from '../../dispatcher/channels/outbox.js';
+import { listOutbox, OUTBOX_MAX_LIMIT } from '../../channels/outbox.js';
 import { getAccount } from '../../modules/accounts/accounts.service.js';
 import { optionalString, required, UsageError, type CommandGroup } from '../command.js';
 

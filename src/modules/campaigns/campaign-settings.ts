@@ -2,7 +2,8 @@ import validator from 'validator';
 import type { Config } from '../../config.js';
 import { AppError, type Problem } from '../../errors.js';
 import { checkWebhookUrl, UnsafeUrlError } from '../../net/ssrf.js';
-import { checkTemplate, TemplateError } from '../../templates/liquid.js';
+import { CHANNEL_REGISTRY } from '../../channels/registry.js';
+import { checkTemplate, TemplateError } from '../../rendering/liquid.js';
 import type { Campaign } from './campaign.js';
 
 /**
@@ -87,7 +88,7 @@ export async function checkUpdate(input: CampaignUpdate, config: Pick<Config, 'w
     const name = typeof input.name === 'string' ? input.name.trim() : '';
     if (name.length < 1 || name.length > MAX_NAME_LENGTH) bad('/name', `name must be 1 to ${MAX_NAME_LENGTH} characters`);
   }
-  if (input.channel !== undefined && !CHANNELS.includes(input.channel)) bad('/channel', 'channel must be email or whatsapp');
+  if (input.channel !== undefined && !CHANNELS.includes(input.channel)) bad('/channel', `channel must be ${CHANNELS.join(' or ')}`);
   if (input.schedule !== undefined && !SCHEDULES.includes(input.schedule)) bad('/schedule', 'schedule must be api or manual');
   if (input.mode !== undefined && !MODES.includes(input.mode)) bad('/mode', 'mode must be immediate or delay');
   if (input.delaySeconds !== undefined && !isWhole(input.delaySeconds, 0, MAX_DELAY_SECONDS)) {
@@ -182,7 +183,8 @@ export function checkSettings(s: Settings, plan: 'free' | 'pro'): void {
   if (s.mode === 'immediate' && s.delaySeconds !== 0) bad('/delaySeconds', 'a delay applies only in delay mode: set mode to delay');
   // The cooldown is a re-entry setting (spec: "set together with re-entry"): alone it means nothing.
   if (!s.reentry && s.cooldownDays !== 0) bad('/cooldownDays', 'a cooldown applies only when re-entry is on: turn re-entry on');
-  if (s.channel !== 'email' && s.webhooks.length > 0) {
+  const channel = CHANNEL_REGISTRY[s.channel];
+  if (!channel.webhooks && s.webhooks.length > 0) {
     bad('/webhooks', 'webhooks are for email campaigns only: remove them (webhook none) to use another channel');
   }
 
@@ -190,23 +192,16 @@ export function checkSettings(s: Settings, plan: 'free' | 'pro'): void {
     const missing = missingForActivation(s);
     if (missing.length > 0) bad('/active', `cannot activate: the ${s.channel} campaign has no ${missing.join(', ')}`);
     // decisions.md, Plans: a free account can create and edit a WhatsApp campaign, never activate it.
-    if (s.channel === 'whatsapp' && plan !== 'pro') {
-      bad('/active', 'cannot activate: WhatsApp campaigns need the pro plan and this account is on the free plan');
+    if (channel.planToActivate === 'pro' && plan !== 'pro') {
+      bad('/active', `cannot activate: ${channel.label} campaigns need the pro plan and this account is on the free plan`);
     }
   }
   fail(problems);
 }
 
-/** What an active campaign must have to send anything. */
+/** What an active campaign must have to send anything (each channel says, in the registry). */
 export function missingForActivation(s: Settings): string[] {
-  if (s.channel === 'email') {
-    return [
-      ...(s.email.from ? [] : ['from']),
-      ...(s.email.subject ? [] : ['subject']),
-      ...(s.email.html || s.email.text ? [] : ['html or text']),
-    ];
-  }
-  return [...(s.whatsapp.template ? [] : ['whatsapp template']), ...(s.whatsapp.language ? [] : ['language'])];
+  return CHANNEL_REGISTRY[s.channel].missingForActivation(s);
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { CampaignMode, CampaignSchedule, Channel } from '../../contract/constants.js';
 import type { CampaignsTable } from '../../db/schema.js';
 
 /** A campaign as the rest of the app sees it (never the encrypted webhook secret). */
@@ -5,9 +6,9 @@ export interface Campaign {
   id: string;
   accountId: string;
   name: string;
-  channel: 'email' | 'whatsapp';
-  schedule: 'api' | 'manual';
-  mode: 'immediate' | 'delay';
+  channel: Channel;
+  schedule: CampaignSchedule;
+  mode: CampaignMode;
   delaySeconds: number;
   reentry: boolean;
   cooldownDays: number;

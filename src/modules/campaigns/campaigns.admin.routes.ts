@@ -18,8 +18,8 @@ import {
 import type { AppDeps } from '../../deps.js';
 import { wholeQuery } from '../../http/query.js';
 import { listWebhookDeliveries, MAX_LIST_LIMIT } from '../../webhooks/list.js';
-import { previewCampaign } from '../admin/campaigns/preview.js';
-import { testSend } from '../admin/campaigns/test-send.js';
+import { previewCampaign } from './campaign-preview.js';
+import { testSend } from './campaign-test-send.js';
 import { presentCampaign, type Campaign as StoredCampaign } from './campaign.js';
 import { campaignStats, createCampaign, getCampaign, listCampaigns, updateCampaign } from './campaigns.service.js';
 import { campaignDailyStats, MAX_STATS_DAYS } from './daily-stats.js';

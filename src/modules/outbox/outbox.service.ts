@@ -1,10 +1,9 @@
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/connect.js';
-import { outboxItem, type OutboxItem } from '../../dispatcher/channels/outbox.js';
 import { AppError } from '../../errors.js';
 import { decodeCursor, pageOf } from '../../http/paging.js';
+import { outboxMessageView, type OutboxItem } from '../../rendering/outbox-view.js';
 import { iso } from '../../time.js';
-import { untrackHtml } from '../tracking/email-links.js';
 import * as repo from './outbox.repo.js';
 
 /**
@@ -28,6 +27,5 @@ export async function pageOutbox(db: Db, accountId: string, options: { campaignI
 export async function getOutboxMessage(db: Db, config: Pick<Config, 'publicUrl' | 'secret'>, accountId: string, id: string): Promise<OutboxItem> {
   const row = await repo.selectOutboxMessage(db, accountId, id);
   if (!row) throw new AppError('OUTBOX_MESSAGE_NOT_FOUND');
-  const item = outboxItem(row);
-  return { ...item, html: item.html === null ? null : untrackHtml(item.html, config) };
+  return outboxMessageView(row, config);
 }

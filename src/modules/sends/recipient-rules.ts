@@ -20,7 +20,3 @@ export function rejectedByReentry(campaign: Campaign, lastReceiptAt: number | un
   if (!campaign.reentry) return true;
   return campaign.cooldownDays > 0 && now - lastReceiptAt < campaign.cooldownDays * DAY_MS;
 }
-
-export function missingAddressReason(channel: Campaign['channel']): string {
-  return channel === 'email' ? 'contact has no email address' : 'contact has no phone number';
-}

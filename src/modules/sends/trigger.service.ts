@@ -1,3 +1,4 @@
+import { CHANNEL_REGISTRY, recipientAddress } from '../../channels/registry.js';
 import type { Db, Engine } from '../../db/connect.js';
 import { kyselyOf, type Queryable } from '../../db/queryable.js';
 import type { SendStatus } from '../../db/schema.js';
@@ -8,7 +9,7 @@ import type { Campaign } from '../campaigns/campaign.js';
 import { findCampaign } from '../campaigns/campaigns.service.js';
 import { applyContactWrite } from '../contacts/contacts.service.js';
 import { findContactIdByLeadString } from '../contacts/lead-lookup.js';
-import { missingAddressReason, rejectedByReentry } from './recipient-rules.js';
+import { rejectedByReentry } from './recipient-rules.js';
 import type { TriggerInput, TriggerResult } from './sends.schemas.js';
 import { countSendsSince, insertSend, lockAccount, lockContact, recipientState, restartPending } from './sends.repo.js';
 
@@ -100,8 +101,8 @@ async function decide(tx: Tx, engine: Engine, campaign: Campaign, contactId: str
   const state = await recipientState(tx, campaign.accountId, contactId, campaign.id);
   if (rejectedByReentry(campaign, state.lastReceiptAt, now)) return record('rejected');
   await checkAllowance(tx, engine, campaign.accountId, state.allowance, now);
-  const to = campaign.channel === 'email' ? state.email : state.phone;
-  if (!to) return record('error', { reason: missingAddressReason(campaign.channel) });
+  const to = recipientAddress(campaign.channel, state);
+  if (!to) return record('error', { reason: CHANNEL_REGISTRY[campaign.channel].missingAddressReason });
   return record(campaign.mode === 'delay' ? 'pending' : 'queued', { dueAt, to });
 }
 

@@ -15,6 +15,7 @@ import { emptyForm, formOf, inputOf, sameForm, SHOWN_PATHS, type CampaignForm } 
 import { PreviewPanel } from './campaign/PreviewPanel';
 import { WebhookDeliveries } from './campaign/WebhookDeliveries';
 import { triggerSummary } from './CampaignsPage';
+import { CHANNEL_UI } from '../channels/registry';
 
 const TABS = [
   { id: 'settings', label: 'Settings' },
@@ -139,7 +140,7 @@ function CampaignScreen({ campaign, onSaved }: { campaign: Campaign | undefined;
               <Badge tone={campaign.active ? 'green' : 'gray'} dot>
                 {campaign.active ? 'Active' : 'Inactive'}
               </Badge>
-              <Badge tone={campaign.channel === 'email' ? 'blue' : 'violet'}>{campaign.channel === 'email' ? 'Email' : 'WhatsApp'}</Badge>
+              <Badge tone={CHANNEL_UI[campaign.channel].tone}>{CHANNEL_UI[campaign.channel].label}</Badge>
               <span className="muted">{triggerSummary(campaign)}</span>
               <span className="id-line">
                 <span className="muted">Campaign id</span> <code className="id" data-testid="campaign-id">{campaign.id}</code>
@@ -173,7 +174,7 @@ function CampaignScreen({ campaign, onSaved }: { campaign: Campaign | undefined;
           {notice}
         </p>
       )}
-      {webhookSecret && campaign?.channel === 'email' && (
+      {webhookSecret && campaign && CHANNEL_UI[campaign.channel].webhooks && (
         <section className="card card--success" aria-labelledby="secret-title">
           <h2 id="secret-title">Campaign created</h2>
           <p>

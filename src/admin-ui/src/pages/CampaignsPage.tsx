@@ -6,6 +6,7 @@ import { Table } from '../components/Table';
 import { formatDateTime } from '../format';
 import { useApi } from '../hooks';
 import type { Campaign } from '../types';
+import { CHANNEL_UI } from '../channels/registry';
 
 export function triggerSummary(c: Pick<Campaign, 'schedule' | 'mode' | 'delaySeconds'>): string {
   if (c.schedule !== 'api') return 'Manual';
@@ -45,7 +46,7 @@ export function CampaignsPage() {
                 </Link>
               ),
             },
-            { header: 'Channel', cell: (c) => <Badge tone={c.channel === 'email' ? 'blue' : 'violet'}>{c.channel === 'email' ? 'Email' : 'WhatsApp'}</Badge> },
+            { header: 'Channel', cell: (c) => <Badge tone={CHANNEL_UI[c.channel].tone}>{CHANNEL_UI[c.channel].label}</Badge> },
             { header: 'Trigger', cell: (c) => triggerSummary(c) },
             { header: 'Status', cell: (c) => <Badge tone={c.active ? 'green' : 'gray'} dot>{c.active ? 'Active' : 'Inactive'}</Badge> },
             { header: 'Id', cell: (c) => <code className="id">{c.id}</code> },

@@ -6,6 +6,7 @@ import { ErrorState, Loading } from '../components/States';
 import { formatDateTime } from '../format';
 import { useApi } from '../hooks';
 import type { OutboxMessage } from '../types';
+import { CHANNEL_UI } from '../channels/registry';
 
 /**
  * One kept message. Its HTML comes untracked from the server (no open pixel, original links), so
@@ -33,7 +34,7 @@ export function OutboxMessagePage() {
   return (
     <>
       {back}
-      <PageHeader title={m.subject || (m.channel === 'whatsapp' ? 'WhatsApp message' : '(no subject)')} documentTitle="Outbox message" meta={<Badge tone={m.channel === 'email' ? 'blue' : 'violet'}>{m.channel === 'email' ? 'Email' : 'WhatsApp'}</Badge>} />
+      <PageHeader title={m.subject || CHANNEL_UI[m.channel].untitled.page} documentTitle="Outbox message" meta={<Badge tone={CHANNEL_UI[m.channel].tone}>{CHANNEL_UI[m.channel].label}</Badge>} />
       <section className="card" aria-label="Envelope">
         <dl className="props props--inline">
           <div className="props__row">
@@ -80,7 +81,7 @@ export function OutboxMessagePage() {
       )}
       {m.payload !== null && m.payload !== undefined && (
         <section className="card" aria-labelledby="payload-title">
-          <h2 id="payload-title">{m.channel === 'whatsapp' ? 'Cloud API request' : 'Payload'}</h2>
+          <h2 id="payload-title">{CHANNEL_UI[m.channel].payloadTitle}</h2>
           <pre className="pre">{JSON.stringify(m.payload, null, 2)}</pre>
         </section>
       )}

@@ -7,6 +7,7 @@ import { Table } from '../components/Table';
 import { formatDateTime } from '../format';
 import { useApi, usePaged } from '../hooks';
 import type { Campaign, OutboxItem } from '../types';
+import { CHANNEL_UI } from '../channels/registry';
 
 export function OutboxPage() {
   const [params, setParams] = useSearchParams();
@@ -59,12 +60,12 @@ export function OutboxPage() {
                 header: 'Subject',
                 cell: (m) => (
                   <Link to={`/outbox/${encodeURIComponent(m.id)}`} className="strong-link">
-                    {m.subject || (m.channel === 'whatsapp' ? 'WhatsApp template message' : '(no subject)')}
+                    {m.subject || CHANNEL_UI[m.channel].untitled.list}
                   </Link>
                 ),
               },
               { header: 'To', cell: (m) => m.to },
-              { header: 'Channel', cell: (m) => <Badge tone={m.channel === 'email' ? 'blue' : 'violet'}>{m.channel === 'email' ? 'Email' : 'WhatsApp'}</Badge> },
+              { header: 'Channel', cell: (m) => <Badge tone={CHANNEL_UI[m.channel].tone}>{CHANNEL_UI[m.channel].label}</Badge> },
               {
                 header: 'Campaign',
                 cell: (m) => (m.campaignId ? <Link to={`/campaigns/${encodeURIComponent(m.campaignId)}`}>{names.get(m.campaignId) ?? m.campaignId}</Link> : <span className="muted">—</span>),

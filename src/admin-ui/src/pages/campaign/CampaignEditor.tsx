@@ -1,5 +1,7 @@
 import type { Dispatch, SetStateAction } from 'react';
-import { CheckboxField, FieldSet, SelectField, TextAreaField, TextField, type FormErrors } from '../../components/Form';
+import { CHANNELS } from '../../../../contract/constants';
+import { CHANNEL_UI } from '../../channels/registry';
+import { CheckboxField, FieldSet, SelectField, TextField, type FormErrors } from '../../components/Form';
 import { MAX_WEBHOOKS, type CampaignForm } from './model';
 
 const VARIABLES_HINT = (
@@ -11,6 +13,7 @@ const VARIABLES_HINT = (
 /** The campaign's settings, grouped as the spec's settings table. Errors come by API path. */
 export function CampaignEditor({ form, setForm, errors }: { form: CampaignForm; setForm: Dispatch<SetStateAction<CampaignForm>>; errors: FormErrors }) {
   const set = <K extends keyof CampaignForm>(key: K, value: CampaignForm[K]) => setForm((f) => ({ ...f, [key]: value }));
+  const MessageSection = CHANNEL_UI[form.channel].MessageSection;
 
   // Blank webhook rows are not sent, so the API's index of a row counts only the filled ones.
   const webhookError = (row: number) => {
@@ -25,14 +28,18 @@ export function CampaignEditor({ form, setForm, errors }: { form: CampaignForm; 
         <h2 id="general-title">General</h2>
         <TextField label="Name" value={form.name} onChange={(e) => set('name', e.target.value)} error={errors.get('/name')} required maxLength={255} placeholder="e.g. Welcome email" />
         <FieldSet legend="Channel" error={errors.get('/channel')} className="radio-row">
-          <label className="radio">
-            <input type="radio" name="channel" value="email" checked={form.channel === 'email'} onChange={() => set('channel', 'email')} />
-            Email
-          </label>
-          <label className="radio">
-            <input type="radio" name="channel" value="whatsapp" checked={form.channel === 'whatsapp'} onChange={() => set('channel', 'whatsapp')} />
-            WhatsApp <span className="muted">(paid plan)</span>
-          </label>
+          {CHANNELS.map((channel) => (
+            <label className="radio" key={channel}>
+              <input type="radio" name="channel" value={channel} checked={form.channel === channel} onChange={() => set('channel', channel)} />
+              {CHANNEL_UI[channel].label}
+              {CHANNEL_UI[channel].note && (
+                <>
+                  {' '}
+                  <span className="muted">{CHANNEL_UI[channel].note}</span>
+                </>
+              )}
+            </label>
+          ))}
         </FieldSet>
       </section>
 
@@ -59,41 +66,9 @@ export function CampaignEditor({ form, setForm, errors }: { form: CampaignForm; 
         {!form.reentry && errors.get('/cooldownDays') && <p className="field__error">{errors.get('/cooldownDays')}</p>}
       </section>
 
-      {form.channel === 'email' ? (
-        <section className="card" aria-labelledby="message-title">
-          <h2 id="message-title">Email message</h2>
-          <div className="grid-2">
-            <TextField label="From" value={form.from} onChange={(e) => set('from', e.target.value)} error={errors.get('/from')} placeholder="Acme <news@acme.com>" autoComplete="off" />
-            <TextField label="Subject" value={form.subject} onChange={(e) => set('subject', e.target.value)} error={errors.get('/subject')} placeholder="Welcome, {{ contact.name }}" />
-          </div>
-          <TextAreaField label="HTML body" className="field--code" rows={12} spellCheck={false} value={form.html} onChange={(e) => set('html', e.target.value)} error={errors.get('/html')} hint={VARIABLES_HINT} />
-          <TextAreaField label="Plain-text body" className="field--code" rows={5} value={form.text} onChange={(e) => set('text', e.target.value)} error={errors.get('/text')} hint="Optional: made from the HTML when empty." />
-        </section>
-      ) : (
-        <section className="card" aria-labelledby="message-title">
-          <h2 id="message-title">WhatsApp template</h2>
-          <p className="muted">An approved message template of your WhatsApp Business account.</p>
-          <div className="grid-2">
-            <TextField label="Template name" value={form.whatsappTemplate} onChange={(e) => set('whatsappTemplate', e.target.value)} error={errors.get('/whatsappTemplate')} placeholder="order_update" hint="Lowercase letters, digits and underscores." />
-            <TextField label="Language" value={form.language} onChange={(e) => set('language', e.target.value)} error={errors.get('/language')} placeholder="en_US" />
-          </div>
-          <FieldSet legend="Body parameters" hint={<>One value per {'{{1}}'}, {'{{2}}'} … of the template, in order; Liquid works here too.</>} error={errors.get('/whatsappParams')}>
-            {form.whatsappParams.map((param, i) => (
-              <div key={i} className="row-field">
-                <TextField label={`Parameter ${i + 1}`} value={param} onChange={(e) => set('whatsappParams', form.whatsappParams.map((p, j) => (j === i ? e.target.value : p)))} error={errors.get(`/whatsappParams/${i}`)} />
-                <button type="button" className="button button--small button--quiet" onClick={() => set('whatsappParams', form.whatsappParams.filter((_, j) => j !== i))} aria-label={`Remove parameter ${i + 1}`}>
-                  Remove
-                </button>
-              </div>
-            ))}
-            <button type="button" className="button button--small" onClick={() => set('whatsappParams', [...form.whatsappParams, ''])}>
-              Add parameter
-            </button>
-          </FieldSet>
-        </section>
-      )}
+      <MessageSection form={form} set={set} errors={errors} variablesHint={VARIABLES_HINT} />
 
-      {form.channel === 'email' && (
+      {CHANNEL_UI[form.channel].webhooks && (
         <section className="card" aria-labelledby="webhooks-title">
           <h2 id="webhooks-title">Webhooks</h2>
           <p className="muted">Up to {MAX_WEBHOOKS} addresses receive the contact's data with every send, signed the Standard Webhooks way.</p>

@@ -2,11 +2,13 @@ import { useState } from 'react';
 import { Link } from 'react-router';
 import { api, ApiError, errorMessage } from '../../api';
 import { ContactPicker } from '../../components/ContactPicker';
-import { MessageFrame } from '../../components/MessageFrame';
+import type { Channel } from '../../../../contract/constants';
+import { CHANNEL_UI } from '../../channels/registry';
 import type { ContactSummary, EmailPreview, WhatsappPreview } from '../../types';
 import { contentOf, type CampaignForm } from './model';
 
-type Result = { kind: 'email'; preview: EmailPreview } | { kind: 'whatsapp'; preview: WhatsappPreview };
+/** The preview's answer, with the channel it was rendered for (the form may switch channel since). */
+type Result = { channel: Channel; preview: EmailPreview | WhatsappPreview };
 
 /**
  * Renders the message (with the unsaved edits) for a chosen contact, and sends a real test
@@ -35,7 +37,7 @@ export function PreviewPanel({ campaignId, form, dirty }: { campaignId: string |
     setTestSent(null);
     try {
       const answer = await api.post<EmailPreview | WhatsappPreview>(`/campaigns/${encodeURIComponent(campaignId)}/preview`, { contactId: contact.id, campaign: contentOf(form) });
-      setResult(form.channel === 'email' ? { kind: 'email', preview: answer as EmailPreview } : { kind: 'whatsapp', preview: answer as WhatsappPreview });
+      setResult({ channel: form.channel, preview: answer });
     } catch (err) {
       setError(err);
       setResult(null);
@@ -60,6 +62,7 @@ export function PreviewPanel({ campaignId, form, dirty }: { campaignId: string |
   };
 
   const problems = error instanceof ApiError ? error.details : [];
+  const PreviewView = result && CHANNEL_UI[result.channel].PreviewView;
   return (
     <section className="card preview" aria-labelledby="preview-title">
       <h2 id="preview-title">Preview and test</h2>
@@ -93,42 +96,7 @@ export function PreviewPanel({ campaignId, form, dirty }: { campaignId: string |
         </p>
       )}
       <div aria-live="polite">
-        {result?.kind === 'email' && (
-          <div className="rendered" aria-label="Rendered email">
-            <dl className="rendered__head">
-              <dt>To</dt>
-              <dd>{contact?.email ?? contact?.name}</dd>
-              <dt>Subject</dt>
-              <dd className="rendered__subject">{result.preview.subject}</dd>
-            </dl>
-            {result.preview.html ? (
-              <MessageFrame title="Rendered HTML preview" className="rendered__frame" html={result.preview.html} />
-            ) : (
-              <p className="muted">No HTML part.</p>
-            )}
-            {result.preview.text && (
-              <details>
-                <summary>Plain-text part</summary>
-                <pre className="rendered__text">{result.preview.text}</pre>
-              </details>
-            )}
-          </div>
-        )}
-        {result?.kind === 'whatsapp' && (
-          <div className="rendered" aria-label="Rendered WhatsApp message">
-            <dl className="rendered__head">
-              <dt>Template</dt>
-              <dd>
-                <code>{result.preview.template}</code> ({result.preview.language})
-              </dd>
-            </dl>
-            <ol className="rendered__params">
-              {result.preview.params.map((p, i) => (
-                <li key={i}>{p}</li>
-              ))}
-            </ol>
-          </div>
-        )}
+        {result && PreviewView && <PreviewView preview={result.preview} contact={contact} />}
       </div>
     </section>
   );

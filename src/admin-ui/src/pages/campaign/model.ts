@@ -1,4 +1,5 @@
 import { MAX_WEBHOOKS } from '../../../../contract/constants';
+import { CHANNEL_UI } from '../../channels/registry';
 import type { Campaign, CampaignInput, Channel } from '../../types';
 
 /** The campaign form as the user edits it: numbers stay text until sent. */
@@ -91,16 +92,13 @@ export function inputOf(f: CampaignForm): CampaignInput {
     language: orNull(f.language.trim()),
     whatsappParams: f.whatsappParams,
     // Webhooks are for email campaigns only; blank rows are ignored.
-    webhooks: f.channel === 'email' ? f.webhooks.map((w) => w.trim()).filter(Boolean) : [],
+    webhooks: CHANNEL_UI[f.channel].webhooks ? f.webhooks.map((w) => w.trim()).filter(Boolean) : [],
   };
 }
 
 /** Just the message content, for previewing unsaved edits. */
 export function contentOf(f: CampaignForm): Partial<CampaignInput> {
-  const input = inputOf(f);
-  return f.channel === 'email'
-    ? { channel: 'email', from: input.from, subject: input.subject, html: input.html, text: input.text }
-    : { channel: 'whatsapp', whatsappTemplate: input.whatsappTemplate, language: input.language, whatsappParams: input.whatsappParams };
+  return CHANNEL_UI[f.channel].content(inputOf(f));
 }
 
 export function sameForm(a: CampaignForm, b: CampaignForm): boolean {

@@ -1,5 +1,5 @@
-import type { Campaign } from '../../modules/campaigns/campaign.js';
-import type { ContactProfile } from '../../modules/contacts/contacts.service.js';
+import type { Campaign } from '../modules/campaigns/campaign.js';
+import type { ContactProfile } from '../modules/contacts/contacts.service.js';
 
 /**
  * The Liquid variables every template of a send sees (email subject, HTML and text; WhatsApp

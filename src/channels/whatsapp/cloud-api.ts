@@ -1,24 +1,10 @@
 import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
 import { unsubscribeUrl } from '../../modules/unsubscribe/unsubscribe-token.js';
-import { renderTemplate } from '../../templates/liquid.js';
-import { DeliveryError, type Channel, type DeliveryReceipt, type DeliveryRequest } from './channel.js';
-import { templateVariables } from './variables.js';
+import { renderWhatsAppMessage } from '../../rendering/whatsapp.js';
+import { DeliveryError, type DeliveryReceipt, type DeliveryRequest, type Transport } from '../channel.js';
 
 export const WHATSAPP_TIMEOUT_MS = 10_000;
-
-/** The JSON body of a Cloud API template message (`POST /<phone-number-id>/messages`). */
-export interface WhatsAppTemplateMessage {
-  messaging_product: 'whatsapp';
-  recipient_type: 'individual';
-  to: string;
-  type: 'template';
-  template: {
-    name: string;
-    language: { code: string };
-    components?: { type: 'body'; parameters: { type: 'text'; text: string }[] }[];
-  };
-}
 
 /**
  * Cloud API error codes that mean "not now" rather than "never": 1 (unknown, possibly a server
@@ -30,59 +16,26 @@ export interface WhatsAppTemplateMessage {
  */
 const TEMPORARY_CODES = new Set([1, 2, 4, 80007, 130429, 131000, 131016, 131048, 131056, 133004]);
 
-/**
- * The request body for one send, shared by the Cloud API channel and the outbox (which keeps
- * exactly what would have been sent). Parameters render as plain text; the API refuses
- * newlines, tabs and runs of more than 4 spaces in them, so those become single spaces.
- */
-export async function buildWhatsAppMessage(request: DeliveryRequest, unsubscribe: string): Promise<WhatsAppTemplateMessage> {
-  const { campaign } = request;
-  const name = campaign.whatsapp.template;
-  const language = campaign.whatsapp.language;
-  if (!name || !language) throw new DeliveryError('campaign has no WhatsApp template and language', false);
-  const variables = templateVariables(request.contact, campaign, unsubscribe);
-  let texts: string[];
-  try {
-    texts = await Promise.all(campaign.whatsapp.params.map((source) => renderTemplate(source, variables)));
-  } catch (err) {
-    throw new DeliveryError(`WhatsApp parameter failed to render: ${(err as Error).message.split('\n')[0]}`, false);
-  }
-  const message: WhatsAppTemplateMessage = {
-    messaging_product: 'whatsapp',
-    recipient_type: 'individual',
-    // The Cloud API takes the number as digits, country code first.
-    to: request.to.replace(/\D/g, ''),
-    type: 'template',
-    template: { name, language: { code: language } },
-  };
-  if (texts.length > 0) {
-    message.template.components = [
-      { type: 'body', parameters: texts.map((text) => ({ type: 'text', text: text.replace(/[\r\n\t]+/g, ' ').replace(/ {5,}/g, ' ').trim() })) },
-    ];
-  }
-  return message;
-}
-
 interface CloudApiError {
   error?: { message?: string; type?: string; code?: number; error_data?: { details?: string } };
 }
 
 /**
- * The WhatsApp Cloud API channel, for a request whose account has a phone number id and an
+ * The WhatsApp Cloud API transport, for a request whose account has a phone number id and an
  * access token. The token goes into the Authorization header only: it is never logged and
  * never part of an error reason.
  */
-export function createWhatsAppCloudChannel(
+export function createWhatsAppCloudTransport(
   config: Pick<Config, 'whatsappApiUrl' | 'publicUrl' | 'secret'>,
   logger: Logger,
   options: { timeoutMs?: number } = {},
-): Channel {
+): Transport {
   const timeoutMs = options.timeoutMs ?? WHATSAPP_TIMEOUT_MS;
   return {
     async deliver(request: DeliveryRequest): Promise<DeliveryReceipt> {
       const account = request.account.whatsapp;
       if (!account) throw new DeliveryError('account has no WhatsApp phone number id and token', false);
-      const body = await buildWhatsAppMessage(request, unsubscribeUrl(config, request.send.id));
+      const body = await renderWhatsAppMessage({ ...request, unsubscribeUrl: unsubscribeUrl(config, request.send.id) });
       const url = `${config.whatsappApiUrl}/${encodeURIComponent(account.phoneNumberId)}/messages`;
 
       let response: Response;

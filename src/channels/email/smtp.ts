@@ -3,8 +3,8 @@ import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
 import { emailTracking } from '../../modules/tracking/email-links.js';
 import { unsubscribeUrl } from '../../modules/unsubscribe/unsubscribe-token.js';
-import { DeliveryError, type Channel, type DeliveryReceipt, type DeliveryRequest } from './channel.js';
-import { renderEmail, type RenderedEmail } from './email-render.js';
+import { renderEmail, type RenderedEmail } from '../../rendering/email.js';
+import { DeliveryError, type DeliveryReceipt, type DeliveryRequest, type Transport } from '../channel.js';
 
 /**
  * Pool settings. Five connections reach ~320–370 messages/s to a local server (design.md);
@@ -32,7 +32,7 @@ const NETWORK_CODES = new Set([
  * Email over SMTP through one pooled nodemailer transport (smtp:// or smtps:// from SMTP_URL).
  * The URL carries credentials: it is handed to nodemailer and never logged.
  */
-export function createSmtpChannel(config: Pick<Config, 'smtpUrl' | 'publicUrl' | 'secret'>, logger: Logger): Channel {
+export function createSmtpTransport(config: Pick<Config, 'smtpUrl' | 'publicUrl' | 'secret'>, logger: Logger): Transport {
   if (!config.smtpUrl) throw new Error('SMTP_URL is not set');
   const transport = nodemailer.createTransport({ url: config.smtpUrl, ...POOL });
 

@@ -1,9 +1,11 @@
-import type { Campaign } from '../../modules/campaigns/campaign.js';
-import type { ContactProfile } from '../../modules/contacts/contacts.service.js';
-import { appendPixel, trackLinks, type EmailTracking } from '../../modules/tracking/email-links.js';
-import { renderHtmlTemplate, renderTemplate } from '../../templates/liquid.js';
-import { DeliveryError } from './channel.js';
+import { DeliveryError } from '../channels/channel.js';
+import { invalid } from '../errors.js';
+import type { Campaign } from '../modules/campaigns/campaign.js';
+import type { ContactProfile } from '../modules/contacts/contacts.service.js';
+import { appendPixel, trackLinks, type EmailTracking } from '../modules/tracking/email-links.js';
 import { htmlToText } from './html-to-text.js';
+import { renderHtmlTemplate, renderTemplate } from './liquid.js';
+import { PREVIEW_SEND_ID, type EmailPreview, type PreviewInput } from './preview.js';
 import { templateVariables } from './variables.js';
 
 /** One email, ready for SMTP or the outbox. */
@@ -87,6 +89,22 @@ export async function renderEmail(input: EmailRenderInput): Promise<RenderedEmai
     },
     messageId: `<${input.sendId}@${senderDomain(from)}>`,
   };
+}
+
+/** Stands for the sender of a draft that has none yet: the preview shows subject and bodies, never the sender. */
+const PREVIEW_FROM = 'preview@herald.invalid';
+
+/** The email as the admin preview shows it: untracked, to the contact's primary address. */
+export async function previewEmail({ campaign, contact, unsubscribeUrl }: PreviewInput): Promise<EmailPreview> {
+  if (!campaign.email.html && !campaign.email.text) throw invalid('/campaign/html', 'nothing to preview: the campaign has no html or text');
+  const email = await renderEmail({
+    campaign: { ...campaign, email: { ...campaign.email, from: campaign.email.from ?? PREVIEW_FROM } },
+    contact,
+    to: contact.emails[0] ?? '',
+    sendId: PREVIEW_SEND_ID,
+    unsubscribeUrl,
+  });
+  return { subject: email.subject, html: email.html, text: email.text };
 }
 
 type Renderer = (source: string, variables: Record<string, unknown>) => Promise<string>;
