@@ -145,6 +145,7 @@ const WITHOUT_IDS = new Set([
   'POST /admin/api/login',
   'POST /admin/api/logout',
   'GET /admin/api/session',
+  'GET /admin/api/openapi.json',
   'GET /admin/api/account',
   'PATCH /admin/api/account',
   'GET /admin/api/users',
