@@ -5,9 +5,9 @@ import type { Tx } from '../db/transaction.js';
 import { getWhatsAppCredentials } from '../modules/accounts/whatsapp-credentials.js';
 import type { Campaign } from '../modules/campaigns/campaign.js';
 import type { ContactProfile } from '../modules/contacts/contacts.service.js';
-import { DeliveryError, type Channel, type DeliveryReceipt } from './channels/channel.js';
-import { doublingDelays, retryAt as nextTryAt, type RetrySchedule } from '../jobs/backoff.js';
+import { doublingDelays, retryAt as nextTryAt, retryDelay, type RetrySchedule } from '../jobs/backoff.js';
 import { JobRunner } from '../jobs/runner.js';
+import { DeliveryError, type Channel, type DeliveryReceipt } from './channels/channel.js';
 import { claimDueSends, finishUndelivered, nextDueAt, recordSent, renewSendLeases, requeue, type ClaimedSend } from './dispatch.repo.js';
 import { checkAtDueTime, type Verdict } from './due-checks.js';
 import type { SendOutcome } from '../ops/metrics.js';
@@ -42,8 +42,8 @@ export interface DispatcherOptions {
   stalledAfterMs?: number;
 }
 
-/** Tries of a delivered send's outcome write (100 ms doubling between them, 1.5 s in all). */
-const OUTCOME_WRITE_ATTEMPTS = 5;
+/** Tries of a delivered send's outcome write: 5, with 100 ms doubling between them (1.5 s in all). */
+const OUTCOME_WRITE_RETRY = { delaysMs: doublingDelays(100, 800), maxAttempts: 5 } satisfies RetrySchedule;
 
 /** A send's retry schedule after temporary failures: 5 s, 10 s, 20 s ... capped at 30 min, ±20%. */
 export const SEND_RETRY: RetrySchedule = { delaysMs: doublingDelays(5_000, 30 * 60_000), jitter: 0.2 };
@@ -182,11 +182,11 @@ export class Dispatcher {
         else logger.warn({ sendId: send.id }, 'send delivered after its lease was taken over');
         return;
       } catch (err) {
-        if (attempt >= OUTCOME_WRITE_ATTEMPTS) {
+        if (attempt >= OUTCOME_WRITE_RETRY.maxAttempts) {
           logger.error({ err, sendId: send.id }, 'recording a delivered send failed: it will be sent again when its lease runs out');
           return;
         }
-        await new Promise((resolve) => setTimeout(resolve, 50 * 2 ** attempt));
+        await new Promise((resolve) => setTimeout(resolve, retryDelay(OUTCOME_WRITE_RETRY, attempt)));
       }
     }
   }

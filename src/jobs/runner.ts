@@ -49,8 +49,6 @@ export interface JobRunnerOptions {
   minRecheckMs?: number;
   /** A claim or look-ahead running longer than this makes the loop 'stalled' (/readyz). */
   stalledAfterMs?: number;
-  /** Sleep between failing claims (capped at idlePollMs). */
-  claimBackoff?: RetrySchedule;
 }
 
 /** Failing claims back off 200 ms, 400 ms ... up to the idle poll. */
@@ -186,7 +184,7 @@ export class JobRunner<J extends LeasedJob, B = undefined> {
         } catch (err) {
           failures++;
           this.options.logger.error({ err, queue: this.queue.name }, 'claiming jobs failed');
-          await this.sleep(Math.min(idlePollMs, retryDelay(this.options.claimBackoff ?? CLAIM_BACKOFF, failures)));
+          await this.sleep(Math.min(idlePollMs, retryDelay(CLAIM_BACKOFF, failures)));
           continue;
         }
       }
