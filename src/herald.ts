@@ -5,9 +5,9 @@ import type { Config } from './config.js';
 import { openDatabase, type Db } from './db/connect.js';
 import { createChannels, type Channels } from './channels/transports.js';
 import { CHANNEL_REGISTRY } from './channels/registry.js';
-import { Dispatcher } from './dispatcher/dispatcher.js';
+import { Dispatcher, SENDS_WAKEUP_CHANNEL } from './dispatcher/dispatcher.js';
 import type { Campaign } from './modules/campaigns/campaign.js';
-import { listenThroughDatabase, notifyThroughDatabase, type Listener } from './dispatcher/wakeup.js';
+import { listenThroughDatabase, notifyThroughDatabase, type Listener } from './jobs/wakeup.js';
 import { enqueueWebhookDeliveries } from './webhooks/enqueue.js';
 import { WebhookWorker } from './webhooks/worker.js';
 import { HeraldMetrics } from './ops/metrics.js';
@@ -85,14 +85,14 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
     });
     if (role === 'worker' && wakeableFromElsewhere) {
       const target = dispatcher;
-      listener = listenThroughDatabase(config.databaseUrl!, () => target.notify(), logger);
+      listener = listenThroughDatabase(config.databaseUrl!, SENDS_WAKEUP_CHANNEL, () => target.notify(), logger);
     }
   }
 
   let app: FastifyInstance | undefined;
   if (servesHttp) {
     const target = dispatcher;
-    const wakeup = target ? (dueAt: number) => target.notify(dueAt) : db.engine === 'postgres' ? notifyThroughDatabase(db, logger) : undefined;
+    const wakeup = target ? (dueAt: number) => target.notify(dueAt) : db.engine === 'postgres' ? notifyThroughDatabase(db, SENDS_WAKEUP_CHANNEL, logger) : undefined;
     app = await buildApp({ config, db, logger, wakeup, metrics, dispatcher });
     if (options.listen) await app.listen({ port: config.port, host: config.host });
     else await app.ready();

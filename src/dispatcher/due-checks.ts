@@ -4,9 +4,8 @@ import { inReadTransaction } from '../db/transaction.js';
 import type { Campaign } from '../modules/campaigns/campaign.js';
 import { findCampaigns } from '../modules/campaigns/campaigns.service.js';
 import { getContactProfiles, type ContactProfile } from '../modules/contacts/contacts.service.js';
-import { rejectedByReentry } from '../modules/sends/recipient-rules.js';
-import { receiptsOf } from '../modules/sends/sends.repo.js';
-import type { ClaimedSend } from './claim.js';
+import { lastReceiptsOf, rejectedByReentry } from '../modules/sends/recipient-rules.js';
+import type { ClaimedSend } from './dispatch.repo.js';
 
 /** What a due send comes to: ended without delivery, or ready to go to `to`. */
 export type Verdict = { end: 'error' | 'optout' | 'rejected'; reason: string | null } | { campaign: Campaign; contact: ContactProfile; to: string };
@@ -25,19 +24,19 @@ export async function checkAtDueTime(db: Db, sends: ClaimedSend[], now: number):
   const verdicts = new Map<string, Verdict>();
   if (sends.length === 0) return verdicts;
   const checkReentry = sends.filter((s) => !s.test);
-  const { campaigns, contacts, receipts } = await inReadTransaction(db, async (tx) => {
-    const [campaigns, contacts, receipts] = await Promise.all([
+  const { campaigns, contacts, lastReceiptAt } = await inReadTransaction(db, async (tx) => {
+    const [campaigns, contacts, lastReceiptAt] = await Promise.all([
       findCampaigns(tx, sends.map((s) => ({ accountId: s.account_id, campaignId: s.campaign_id }))),
       getContactProfiles(tx, sends.map((s) => ({ accountId: s.account_id, contactId: s.contact_id }))),
-      receiptsOf(tx, checkReentry.map((s) => ({ campaignId: s.campaign_id, contactId: s.contact_id }))),
+      lastReceiptsOf(tx, checkReentry),
     ]);
-    return { campaigns, contacts, receipts };
+    return { campaigns, contacts, lastReceiptAt };
   });
   for (const send of sends) {
     // Ids are unique across accounts, and the readers above drop rows of another account.
     const campaign = campaigns.get(send.campaign_id);
     const contact = contacts.get(send.contact_id);
-    verdicts.set(send.id, verdictOf(send, campaign, contact, now, () => lastReceiptAt(receipts, send)));
+    verdicts.set(send.id, verdictOf(send, campaign, contact, now, () => lastReceiptAt(send)));
   }
   return verdicts;
 }
@@ -50,14 +49,4 @@ function verdictOf(send: ClaimedSend, campaign: Campaign | undefined, contact: C
   const to = recipientAddress(campaign.channel, { email: contact.emails[0], phone: contact.phones[0] });
   if (!to) return { end: 'error', reason: CHANNEL_REGISTRY[campaign.channel].missingAddressReason };
   return { campaign, contact, to };
-}
-
-/** When the send's contact last received its campaign, the send itself aside (lastReceipt's rule). */
-function lastReceiptAt(receipts: Awaited<ReturnType<typeof receiptsOf>>, send: ClaimedSend): number | undefined {
-  let latest: number | undefined;
-  for (const r of receipts) {
-    if (r.id === send.id || r.account_id !== send.account_id || r.campaign_id !== send.campaign_id || r.contact_id !== send.contact_id) continue;
-    if (latest === undefined || r.at > latest) latest = r.at;
-  }
-  return latest;
 }

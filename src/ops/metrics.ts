@@ -1,5 +1,7 @@
 import client from 'prom-client';
 import type { Db } from '../db/connect.js';
+import { sendQueueDepth, type QueueDepth } from '../dispatcher/dispatch.repo.js';
+import { deliveryBacklog } from '../webhooks/deliveries.repo.js';
 
 /**
  * Prometheus metrics of one Herald process (docs/decisions.md, Operations).
@@ -124,42 +126,19 @@ function processRegistry(): client.Registry {
 }
 
 interface Depths {
-  sends: { due: number; scheduled: number; in_flight: number };
-  webhooks: { due: number; scheduled: number; in_flight: number };
+  sends: QueueDepth;
+  webhooks: QueueDepth;
 }
 
 /**
- * Two counting queries, each a range scan of the (status, due time) index over the unfinished
- * statuses only (sends_due, webhook_deliveries_due): finished rows, the bulk of both tables,
- * are never read. A large backlog still costs a scan of it, so the result is kept a second.
+ * Two counting queries (the queues' repositories), each a range scan of the (status, due time)
+ * index over the unfinished statuses only: finished rows, the bulk of both tables, are never
+ * read. A large backlog still costs a scan of it, so the result is kept a second.
  */
 async function readQueueDepths(db: Db): Promise<Depths> {
   const now = Date.now();
-  const [sends, webhooks] = await Promise.all([
-    db.kysely
-      .selectFrom('sends')
-      .select((eb) => [
-        eb.fn.sum<number>(eb.case().when(eb.and([eb('status', 'in', ['pending', 'queued']), eb('due_at', '<=', now)])).then(1).else(0).end()).as('due'),
-        eb.fn.sum<number>(eb.case().when(eb.and([eb('status', 'in', ['pending', 'queued']), eb('due_at', '>', now)])).then(1).else(0).end()).as('scheduled'),
-        eb.fn.sum<number>(eb.case().when('status', '=', 'sending').then(1).else(0).end()).as('in_flight'),
-      ])
-      .where('status', 'in', ['pending', 'queued', 'sending'])
-      .executeTakeFirst(),
-    db.kysely
-      .selectFrom('webhook_deliveries')
-      .select((eb) => [
-        eb.fn.sum<number>(eb.case().when(eb.and([eb('status', '=', 'pending'), eb('next_attempt_at', '<=', now)])).then(1).else(0).end()).as('due'),
-        eb.fn.sum<number>(eb.case().when(eb.and([eb('status', '=', 'pending'), eb('next_attempt_at', '>', now)])).then(1).else(0).end()).as('scheduled'),
-        eb.fn.sum<number>(eb.case().when('status', '=', 'delivering').then(1).else(0).end()).as('in_flight'),
-      ])
-      .where('status', 'in', ['pending', 'delivering'])
-      .executeTakeFirst(),
-  ]);
-  const n = (v: unknown) => Number(v ?? 0);
-  return {
-    sends: { due: n(sends?.due), scheduled: n(sends?.scheduled), in_flight: n(sends?.in_flight) },
-    webhooks: { due: n(webhooks?.due), scheduled: n(webhooks?.scheduled), in_flight: n(webhooks?.in_flight) },
-  };
+  const [sends, webhooks] = await Promise.all([sendQueueDepth(db, now), deliveryBacklog(db, now)]);
+  return { sends, webhooks };
 }
 
 const QUEUE_CACHE_MS = 1_000;

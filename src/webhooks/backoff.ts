@@ -1,3 +1,5 @@
+import type { RetrySchedule } from '../jobs/backoff.js';
+
 /**
  * Retry schedule of a failed webhook delivery (decisions.md: exponential backoff for at
  * least 24 hours, then failed). Delays after the 1st, 2nd ... failure; the last repeats.
@@ -9,13 +11,8 @@ export const RETRY_DELAYS_MS: readonly number[] = [
 export const RETRY_WINDOW_MS = 24 * 3_600_000;
 
 /**
- * When to try again after a failure, or null when the delivery has failed for good.
- * The retry that would land past the 24-hour window is pulled in to the window's end, so the
- * last attempt happens exactly 24 hours after the first and a failure from then on is final.
+ * The schedule as the one backoff rule (jobs/backoff.ts) takes it. The window runs from the
+ * first attempt; the retry that would land past it is pulled in to its end, so the last attempt
+ * happens exactly 24 hours after the first and a failure from then on is final.
  */
-export function nextAttemptAt(firstAttemptAt: number, failedAt: number, failures: number): number | null {
-  const deadline = firstAttemptAt + RETRY_WINDOW_MS;
-  if (failedAt >= deadline) return null;
-  const delay = RETRY_DELAYS_MS[Math.min(Math.max(failures, 1), RETRY_DELAYS_MS.length) - 1]!;
-  return Math.min(failedAt + delay, deadline);
-}
+export const WEBHOOK_RETRY: RetrySchedule = { delaysMs: RETRY_DELAYS_MS, windowMs: RETRY_WINDOW_MS };

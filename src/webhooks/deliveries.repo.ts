@@ -1,9 +1,9 @@
-import { sql, type ExpressionBuilder } from 'kysely';
+import { sql, type ExpressionBuilder, type Insertable } from 'kysely';
 import type { Db } from '../db/connect.js';
+import { kyselyOf, type Queryable } from '../db/queryable.js';
 import type { Database, WebhookDeliveriesTable } from '../db/schema.js';
 import { inTransaction } from '../db/transaction.js';
 import { newId } from '../ids.js';
-import { nextAttemptAt } from './backoff.js';
 
 export type ClaimedDelivery = Pick<WebhookDeliveriesTable, 'id' | 'account_id' | 'campaign_id' | 'url' | 'payload' | 'attempts'>;
 
@@ -47,8 +47,8 @@ export async function claimDue(db: Db, now: number, leaseMs: number, limit: numb
 }
 
 /** The campaign's sealed `whsec_` secret, or undefined when the campaign is gone. */
-export async function sealedSecretOf(db: Db, accountId: string, campaignId: string): Promise<string | undefined> {
-  const row = await db.kysely
+export async function sealedSecretOf(db: Queryable, accountId: string, campaignId: string): Promise<string | undefined> {
+  const row = await kyselyOf(db)
     .selectFrom('campaigns')
     .select('webhook_secret')
     .where('account_id', '=', accountId)
@@ -70,9 +70,16 @@ export type AttemptResult = 'delivered' | 'retry' | 'failed' | 'stale';
 /**
  * Logs the attempt and moves the delivery on, in one transaction. The state change is fenced on
  * (status delivering, attempts as claimed): if the lease ran out and another worker claimed
- * the row meanwhile, this worker's outcome is logged but decides nothing ('stale').
+ * the row meanwhile, this worker's outcome is logged but decides nothing ('stale'). After a
+ * failure, `retryAt` (the caller's schedule) gives the next attempt's time from the first
+ * attempt's, or null when the delivery has failed for good.
  */
-export async function recordAttempt(db: Db, delivery: ClaimedDelivery, attempt: AttemptRecord): Promise<AttemptResult> {
+export async function recordAttempt(
+  db: Db,
+  delivery: ClaimedDelivery,
+  attempt: AttemptRecord,
+  retryAt: (firstAttemptAt: number) => number | null,
+): Promise<AttemptResult> {
   const delivered = attempt.statusCode !== null && attempt.statusCode >= 200 && attempt.statusCode < 300;
   return inTransaction(db, async (tx) => {
     await tx
@@ -96,7 +103,7 @@ export async function recordAttempt(db: Db, delivery: ClaimedDelivery, attempt: 
         .select(sql<number | null>`min(attempted_at)`.as('at'))
         .where('delivery_id', '=', delivery.id)
         .executeTakeFirstOrThrow();
-      next = nextAttemptAt(Number(first.at ?? attempt.attemptedAt), attempt.finishedAt, delivery.attempts);
+      next = retryAt(Number(first.at ?? attempt.attemptedAt));
     }
     const result: AttemptResult = delivered ? 'delivered' : next === null ? 'failed' : 'retry';
     const updated = await tx
@@ -118,18 +125,48 @@ export async function recordAttempt(db: Db, delivery: ClaimedDelivery, attempt: 
 }
 
 /** The earliest time something may become claimable: a pending row's due time or a running lease's end. */
-export async function nextWakeAt(db: Db): Promise<number | null> {
+export async function nextWakeAt(db: Queryable): Promise<number | null> {
   // Two index-friendly MINs rather than one CASE over every open row.
-  const pending = await db.kysely
+  const pending = await kyselyOf(db)
     .selectFrom('webhook_deliveries')
     .select(sql<number | null>`min(next_attempt_at)`.as('at'))
     .where('status', '=', 'pending')
     .executeTakeFirstOrThrow();
-  const leased = await db.kysely
+  const leased = await kyselyOf(db)
     .selectFrom('webhook_deliveries')
     .select(sql<number | null>`min(lease_until)`.as('at'))
     .where('status', '=', 'delivering')
     .executeTakeFirstOrThrow();
   const times = [pending.at, leased.at].filter((t): t is number => t !== null).map(Number);
   return times.length === 0 ? null : Math.min(...times);
+}
+
+/**
+ * Inserts queued deliveries; a row whose (send_id, position) exists already is skipped rather
+ * than failing, so a second call cannot abort the caller's transaction.
+ */
+export async function insertDeliveries(db: Queryable, rows: Insertable<WebhookDeliveriesTable>[]): Promise<void> {
+  if (rows.length === 0) return;
+  await kyselyOf(db)
+    .insertInto('webhook_deliveries')
+    .values(rows)
+    .onConflict((oc) => oc.columns(['send_id', 'position']).doNothing())
+    .execute();
+}
+
+/**
+ * The webhook backlog for /metrics: due, scheduled (next attempt later), in flight. A range
+ * scan of the webhook_deliveries_due index over the unfinished statuses only.
+ */
+export async function deliveryBacklog(db: Queryable, now: number): Promise<{ due: number; scheduled: number; in_flight: number }> {
+  const row = await kyselyOf(db)
+    .selectFrom('webhook_deliveries')
+    .select((eb) => [
+      eb.fn.sum<number>(eb.case().when(eb.and([eb('status', '=', 'pending'), eb('next_attempt_at', '<=', now)])).then(1).else(0).end()).as('due'),
+      eb.fn.sum<number>(eb.case().when(eb.and([eb('status', '=', 'pending'), eb('next_attempt_at', '>', now)])).then(1).else(0).end()).as('scheduled'),
+      eb.fn.sum<number>(eb.case().when('status', '=', 'delivering').then(1).else(0).end()).as('in_flight'),
+    ])
+    .where('status', 'in', ['pending', 'delivering'])
+    .executeTakeFirst();
+  return { due: Number(row?.due ?? 0), scheduled: Number(row?.scheduled ?? 0), in_flight: Number(row?.in_flight ?? 0) };
 }

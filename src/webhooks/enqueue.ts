@@ -1,6 +1,7 @@
 import type { Tx } from '../db/transaction.js';
 import { newId } from '../ids.js';
 import { iso } from '../time.js';
+import { insertDeliveries } from './deliveries.repo.js';
 
 /** The contact as `herald contact show` presents it, reduced to what a webhook carries. */
 export interface WebhookContact {
@@ -61,27 +62,24 @@ export async function enqueueWebhookDeliveries(tx: Tx, input: EnqueueWebhooksInp
   if (input.urls.length === 0) return;
   // One body for all URLs: the payload is the same event, whoever receives it.
   const payload = campaignSentPayload(input);
-  await tx
-    .insertInto('webhook_deliveries')
-    .values(
-      input.urls.map((url, position) => ({
-        id: newId('whd'),
-        account_id: input.accountId,
-        campaign_id: input.campaignId,
-        send_id: input.sendId,
-        position,
-        url,
-        payload,
-        status: 'pending' as const,
-        attempts: 0,
-        next_attempt_at: input.now,
-        lease_until: null,
-        last_status_code: null,
-        last_error: null,
-        created_at: input.now,
-        updated_at: input.now,
-      })),
-    )
-    .onConflict((oc) => oc.columns(['send_id', 'position']).doNothing())
-    .execute();
+  await insertDeliveries(
+    tx,
+    input.urls.map((url, position) => ({
+      id: newId('whd'),
+      account_id: input.accountId,
+      campaign_id: input.campaignId,
+      send_id: input.sendId,
+      position,
+      url,
+      payload,
+      status: 'pending' as const,
+      attempts: 0,
+      next_attempt_at: input.now,
+      lease_until: null,
+      last_status_code: null,
+      last_error: null,
+      created_at: input.now,
+      updated_at: input.now,
+    })),
+  );
 }

@@ -3,7 +3,10 @@ import type { Logger } from 'pino';
 import { Webhook } from 'standardwebhooks';
 import type { Config } from '../config.js';
 import type { Db } from '../db/connect.js';
+import { retryAt } from '../jobs/backoff.js';
+import { JobRunner } from '../jobs/runner.js';
 import { openWebhookSecret } from '../modules/campaigns/webhook-secret.js';
+import { WEBHOOK_RETRY } from './backoff.js';
 import { claimDue, nextWakeAt, recordAttempt, sealedSecretOf, type ClaimedDelivery } from './deliveries.repo.js';
 import { webhookMessageId } from './enqueue.js';
 import { postWebhook, type PostOutcome } from './http-post.js';
@@ -29,7 +32,7 @@ export interface WebhookWorkerOptions {
   metrics?: { webhookAttempt(outcome: string): void };
 }
 
-const STOP_GRACE_MS = 10_000;
+/** A due row that could not be claimed is held by another worker's claim for a moment: look again this soon. */
 const MIN_RECHECK_MS = 50;
 /** Room for the database writes after the request's own deadline, before another worker may step in. */
 const LEASE_MARGIN_MS = 50_000;
@@ -39,7 +42,9 @@ const USER_AGENT = 'Herald-Webhooks/1';
  * Delivers queued webhook deliveries: claims due rows (several workers, even on several
  * machines, share them through the database), POSTs each signed body outside any transaction,
  * and records every attempt. A worker that dies leaves its rows to whoever claims them after
- * the lease: delivery is at least once, and receivers deduplicate on `webhook-id`.
+ * the lease: delivery is at least once, and receivers deduplicate on `webhook-id`. The loop
+ * is the job runner's (jobs/runner.ts); the lease is not renewed, it outlasts the request's
+ * deadline.
  */
 export class WebhookWorker {
   private readonly db: Db;
@@ -47,18 +52,8 @@ export class WebhookWorker {
   private readonly logger: WebhookWorkerLogger;
   private readonly now: () => number;
   private readonly timeoutMs: number;
-  private readonly concurrency: number;
-  private readonly leaseMs: number;
-  private readonly idleMaxMs: number;
   private readonly metrics: WebhookWorkerOptions['metrics'];
-  private readonly inFlight = new Set<Promise<void>>();
-  /** Aborts in-flight requests when stop's grace period runs out. */
-  private readonly shutdown = new AbortController();
-  private running = false;
-  private loop: Promise<void> | undefined;
-  /** Set by notify() and by a finished delivery; a sleep that starts after it returns at once. */
-  private woken = false;
-  private wakeSleeper: (() => void) | undefined;
+  private readonly runner: JobRunner<ClaimedDelivery>;
 
   constructor(options: WebhookWorkerOptions) {
     this.db = options.db;
@@ -66,98 +61,59 @@ export class WebhookWorker {
     this.logger = options.logger;
     this.now = options.now ?? Date.now;
     this.timeoutMs = options.fetchTimeoutMs ?? 10_000;
-    this.concurrency = options.concurrency ?? 32;
-    this.leaseMs = this.timeoutMs + LEASE_MARGIN_MS;
-    this.idleMaxMs = options.idleMaxMs ?? 2_000;
     this.metrics = options.metrics;
+    const db = options.db;
+    this.runner = new JobRunner<ClaimedDelivery>(
+      {
+        name: 'webhook deliveries',
+        claim: (now, leaseMs, limit) => claimDue(db, now, leaseMs, limit),
+        nextDueAt: async () => (await nextWakeAt(db)) ?? undefined,
+        run: (row) => this.track(row),
+      },
+      {
+        logger: options.logger,
+        now: this.now,
+        leaseMs: this.timeoutMs + LEASE_MARGIN_MS,
+        concurrency: options.concurrency ?? 32,
+        // One slow receiver must not hold up the others: claim whenever a slot is free.
+        claimWhenFree: 1,
+        idlePollMs: options.idleMaxMs ?? 2_000,
+        minRecheckMs: MIN_RECHECK_MS,
+      },
+    );
   }
 
   start(): void {
-    if (this.running || this.shutdown.signal.aborted) return;
-    this.running = true;
-    this.loop = this.run();
+    this.runner.start();
+  }
+
+  /** The loop's heartbeat: stopped when it is not running, stalled when one step hangs. */
+  health(now: number): 'ok' | 'stalled' | 'stopped' {
+    return this.runner.health(now);
   }
 
   /** Something was enqueued: look now instead of at the end of the current sleep. */
   notify(): void {
-    this.woken = true;
-    this.wakeSleeper?.();
+    this.runner.notify();
   }
 
   /** Stops claiming and lets in-flight deliveries finish, 10 s at most; what is cut off is retried after its lease. */
   async stop(): Promise<void> {
-    this.running = false;
-    this.notify();
-    let timer: NodeJS.Timeout | undefined;
-    const graceOver = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), STOP_GRACE_MS)));
-    const drained = (async () => {
-      await this.loop;
-      while (this.inFlight.size > 0) await Promise.all([...this.inFlight]);
-      return 'drained' as const;
-    })();
-    const outcome = await Promise.race([drained, graceOver]);
-    clearTimeout(timer);
-    if (outcome === 'timeout') {
-      this.logger.warn({ inFlight: this.inFlight.size }, 'webhook worker stop: grace period over, aborting deliveries');
-      this.shutdown.abort();
-    }
+    await this.runner.stop();
   }
 
   /** Claims one batch of due deliveries and delivers them; resolves with how many were claimed. */
-  async runOnce(): Promise<number> {
-    if (this.shutdown.signal.aborted) return 0;
-    const rows = await claimDue(this.db, this.now(), this.leaseMs, this.concurrency);
-    await Promise.all(rows.map((row) => this.track(row)));
-    return rows.length;
+  runOnce(): Promise<number> {
+    return this.runner.runOnce();
   }
 
-  private async run(): Promise<void> {
-    let failures = 0;
-    while (this.running) {
-      this.woken = false;
-      try {
-        // The loop does not wait for a batch: one slow receiver must not hold up the others.
-        const free = this.concurrency - this.inFlight.size;
-        const rows = free > 0 ? await claimDue(this.db, this.now(), this.leaseMs, free) : [];
-        for (const row of rows) void this.track(row);
-        failures = 0;
-        if (free > 0 && rows.length === free) continue; // more may be due
-        const next = free > 0 ? await nextWakeAt(this.db) : null;
-        // A due row that could not be claimed is held by another worker's claim for a moment:
-        // wait a little rather than spin on it.
-        await this.sleep(next === null ? this.idleMaxMs : Math.max(next - this.now(), rows.length === 0 ? MIN_RECHECK_MS : 0));
-      } catch (err) {
-        failures++;
-        this.logger.error({ err }, 'webhook worker: claiming failed');
-        await this.sleep(Math.min(this.idleMaxMs, 100 * 2 ** failures));
-      }
+  /** Runs one delivery; a failure to record is logged, and the lease retries the row. */
+  private async track(row: ClaimedDelivery): Promise<void> {
+    try {
+      await this.deliver(row);
+    } catch (err) {
+      this.logger.error({ err, deliveryId: row.id }, 'webhook delivery: recording the attempt failed');
     }
-  }
-
-  private sleep(ms: number): Promise<void> {
-    const wait = Math.min(Math.max(ms, 0), this.idleMaxMs);
-    if (wait === 0 || this.woken || !this.running) return Promise.resolve();
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        this.wakeSleeper = undefined;
-        resolve();
-      };
-      const timer = setTimeout(done, wait);
-      this.wakeSleeper = done;
-    });
-  }
-
-  /** Runs one delivery, counted in flight; a failure to record is logged, and the lease retries the row. */
-  private track(row: ClaimedDelivery): Promise<void> {
-    const job = this.deliver(row)
-      .catch((err: unknown) => this.logger.error({ err, deliveryId: row.id }, 'webhook delivery: recording the attempt failed'))
-      .finally(() => {
-        this.inFlight.delete(job);
-        this.notify();
-      });
-    this.inFlight.add(job);
-    return job;
   }
 
   private async deliver(row: ClaimedDelivery): Promise<void> {
@@ -165,14 +121,14 @@ export class WebhookWorker {
     const started = performance.now();
     const outcome = await this.attempt(row, attemptedAt);
     // Cut off by shutdown: record nothing; the row stays leased and is retried after the lease.
-    if (this.shutdown.signal.aborted) return;
-    const result = await recordAttempt(this.db, row, {
-      attemptedAt,
-      finishedAt: this.now(),
-      durationMs: Math.round(performance.now() - started),
-      statusCode: outcome.statusCode,
-      error: outcome.error,
-    });
+    if (this.runner.stopSignal.aborted) return;
+    const finishedAt = this.now();
+    const result = await recordAttempt(
+      this.db,
+      row,
+      { attemptedAt, finishedAt, durationMs: Math.round(performance.now() - started), statusCode: outcome.statusCode, error: outcome.error },
+      (firstAttemptAt) => retryAt(WEBHOOK_RETRY, row.attempts, finishedAt, firstAttemptAt),
+    );
     this.metrics?.webhookAttempt(result);
     // The URL is left out: its query may carry the receiver's token.
     const fields = { deliveryId: row.id, campaignId: row.campaign_id, attempt: row.attempts, statusCode: outcome.statusCode, error: outcome.error, result };
@@ -204,7 +160,8 @@ export class WebhookWorker {
     return postWebhook(row.url, row.payload, headers, {
       allowPrivate: this.config.webhookAllowPrivate,
       timeoutMs: this.timeoutMs,
-      signal: this.shutdown.signal,
+      signal: this.runner.stopSignal,
     });
   }
 }
+

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { claimDueSends } from '../../src/dispatcher/claim.js';
+import { claimDueSends } from '../../src/dispatcher/dispatch.repo.js';
 import { apiClient } from '../helpers/app.js';
 import { makeTenant, uniq } from '../helpers/factories.js';
 import { makeEmailCampaign, startTestHerald, type TestHerald } from '../helpers/herald.js';

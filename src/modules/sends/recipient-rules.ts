@@ -1,6 +1,6 @@
 import type { Tx } from '../../db/transaction.js';
 import type { Campaign } from '../campaigns/campaign.js';
-import { lastReceipt } from './sends.repo.js';
+import { lastReceipt, receiptsOf } from './sends.repo.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -19,4 +19,29 @@ export function rejectedByReentry(campaign: Campaign, lastReceiptAt: number | un
   if (lastReceiptAt === undefined) return false;
   if (!campaign.reentry) return true;
   return campaign.cooldownDays > 0 && now - lastReceiptAt < campaign.cooldownDays * DAY_MS;
+}
+
+/** A send as the batch reader of receipts needs it. */
+export interface SendOfPair {
+  id: string;
+  account_id: string;
+  campaign_id: string;
+  contact_id: string;
+}
+
+/**
+ * When the contact of each of several sends last received the send's campaign, the send
+ * itself aside (lastReceipt's rule), in one read for the whole batch: the re-entry rule at due
+ * time. Answers a lookup; undefined: never received.
+ */
+export async function lastReceiptsOf(tx: Tx, sends: SendOfPair[]): Promise<(send: SendOfPair) => number | undefined> {
+  const receipts = await receiptsOf(tx, sends.map((s) => ({ campaignId: s.campaign_id, contactId: s.contact_id })));
+  return (send) => {
+    let latest: number | undefined;
+    for (const r of receipts) {
+      if (r.id === send.id || r.account_id !== send.account_id || r.campaign_id !== send.campaign_id || r.contact_id !== send.contact_id) continue;
+      if (latest === undefined || r.at > latest) latest = r.at;
+    }
+    return latest;
+  };
 }

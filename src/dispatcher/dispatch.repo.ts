@@ -1,0 +1,167 @@
+import { sql, type RawBuilder } from 'kysely';
+import type { Db } from '../db/connect.js';
+import { kyselyOf, type Queryable } from '../db/queryable.js';
+import type { SendStatus, SendsTable } from '../db/schema.js';
+import { inPriorityStatement, inPriorityTransaction, inTransaction, type Tx } from '../db/transaction.js';
+
+/**
+ * The sends queue's SQL: claims, leases and the fenced outcome writes of the dispatcher, and
+ * the queue's depth for /metrics. The queue spans every account (a worker serves them all).
+ */
+
+export type ClaimedSend = Pick<SendsTable, 'id' | 'account_id' | 'campaign_id' | 'contact_id' | 'channel' | 'attempts' | 'due_at'> & {
+  /** An admin panel test send (the dispatcher skips the trigger rules and webhooks for it). */
+  test: boolean;
+};
+
+/**
+ * Claims due sends with one UPDATE ... RETURNING: pending and queued sends whose time has
+ * come, and sends whose worker's lease ran out (it died mid-send). `attempts` is bumped here:
+ * it fences the outcome write of a worker whose lease was taken over.
+ *
+ * The pick reads each of the three kinds from the sends_due index (status, due_at) in due
+ * order, at most `limit` of each, and keeps the `limit` earliest: a backlog of any size costs
+ * the same as an empty queue (an OR of the three would sort every due send on each claim).
+ * It is a MATERIALIZED CTE so it runs exactly once: as an `IN (subquery)` PostgreSQL may re-run
+ * it per row and, skipping its own updates, claim more than `limit`. On PostgreSQL each branch
+ * locks its rows with SKIP LOCKED, so any number of workers share the queue and a picked row
+ * cannot change before the update; on SQLite the statement is atomic (one writer).
+ */
+export async function claimDueSends(db: Db, now: number, leaseMs: number, limit: number): Promise<ClaimedSend[]> {
+  const lock = db.engine === 'postgres' ? sql`for update skip locked` : sql``;
+  const kind = (name: string, due: RawBuilder<unknown>) =>
+    sql`select * from (select id, due_at from sends where ${due} order by due_at limit ${limit} ${lock}) ${sql.raw(name)}`;
+  // In a transaction of its own so that, on SQLite, the claim shares its commit (an fsync)
+  // with the outcomes being recorded at the same moment (group commit, db/transaction.ts).
+  const result = await inTransaction(db, (tx) =>
+    sql<Omit<ClaimedSend, 'test'> & { test: number }>`
+    with picked as materialized (
+      select id from (
+        ${kind('queued', sql`status = 'queued' and due_at <= ${now}`)}
+        union all ${kind('pending', sql`status = 'pending' and due_at <= ${now}`)}
+        union all ${kind('expired', sql`status = 'sending' and lease_until <= ${now}`)}
+      ) due order by due_at limit ${limit})
+    update sends
+       set status = 'sending', lease_until = ${now + leaseMs}, attempts = attempts + 1, updated_at = ${now}
+     where id in (select id from picked)
+    returning id, account_id, campaign_id, contact_id, channel, attempts, due_at, test`.execute(tx),
+  );
+  return result.rows.map((r) => ({ ...r, attempts: Number(r.attempts), due_at: Number(r.due_at), test: Number(r.test) === 1 }));
+}
+
+/** The earliest moment something becomes claimable (a due send, or a lease running out). */
+export async function nextDueAt(db: Queryable): Promise<number | undefined> {
+  const k = kyselyOf(db);
+  const [pending, queued, leased] = await Promise.all([
+    k.selectFrom('sends').select((eb) => eb.fn.min('due_at').as('at')).where('status', '=', 'pending').executeTakeFirst(),
+    k.selectFrom('sends').select((eb) => eb.fn.min('due_at').as('at')).where('status', '=', 'queued').executeTakeFirst(),
+    k.selectFrom('sends').select((eb) => eb.fn.min('lease_until').as('at')).where('status', '=', 'sending').executeTakeFirst(),
+  ]);
+  const times = [pending?.at, queued?.at, leased?.at].filter((t) => t !== null && t !== undefined).map(Number);
+  return times.length ? Math.min(...times) : undefined;
+}
+
+/**
+ * Extends the leases of sends still ours to `until`, in one fenced statement on the priority
+ * connections (API load cannot hold a renewal up); answers the ids renewed. Fenced like an
+ * outcome (status sending, the attempt we claimed); grouped by attempt number, as an OR per
+ * send would nest too deep for SQLite with many sends in flight.
+ */
+export async function renewSendLeases(db: Db, leases: { id: string; attempts: number }[], until: number): Promise<string[]> {
+  const byAttempts = new Map<number, string[]>();
+  for (const { id, attempts } of leases) byAttempts.set(attempts, [...(byAttempts.get(attempts) ?? []), id]);
+  const renewed = await inPriorityStatement(db, (tx) =>
+    tx
+      .updateTable('sends')
+      .set({ lease_until: until })
+      .where('status', '=', 'sending')
+      .where((eb) => eb.or([...byAttempts].map(([attempts, ids]) => eb.and([eb('attempts', '=', attempts), eb('id', 'in', ids)]))))
+      .returning('id')
+      .execute(),
+  );
+  return renewed.map((row) => row.id);
+}
+
+/**
+ * Every outcome write is conditional on the claim still being ours (`status = 'sending'` and
+ * the attempt number we claimed): a worker whose lease ran out and was taken over cannot
+ * overwrite the newer attempt's result.
+ */
+function fenced(tx: Tx, send: ClaimedSend) {
+  return tx.updateTable('sends').where('id', '=', send.id).where('status', '=', 'sending').where('attempts', '=', send.attempts);
+}
+
+/** Ends a claimed send without delivering it (optout, rejected, error at due time). */
+export async function finishUndelivered(db: Queryable, send: ClaimedSend, status: Extract<SendStatus, 'optout' | 'rejected' | 'error'>, reason: string | null, now: number) {
+  await fenced(kyselyOf(db), send).set({ status, reason, lease_until: null, updated_at: now }).execute();
+}
+
+export interface Delivered {
+  to: string;
+  providerMessageId: string | null;
+  delivered: boolean;
+}
+
+/**
+ * Marks the send sent and, in the same transaction, runs `alsoInTx` (the webhook deliveries
+ * are queued there, so a sent send never lacks its webhooks nor gets them twice). Returns false
+ * when the claim was no longer ours.
+ *
+ * A priority write: the message is out, and until this commits a crash means sending it again,
+ * so it does not queue behind API requests, and without `alsoInTx` it is a single statement
+ * (db/transaction.ts).
+ */
+export async function recordSent(db: Db, send: ClaimedSend, result: Delivered, now: number, alsoInTx?: (tx: Tx) => Promise<void>): Promise<boolean> {
+  if (!alsoInTx) return inPriorityStatement(db, (tx) => markSent(tx, send, result, now));
+  return inPriorityTransaction(db, async (tx) => {
+    if (!(await markSent(tx, send, result, now))) return false;
+    await alsoInTx(tx);
+    return true;
+  });
+}
+
+async function markSent(tx: Tx, send: ClaimedSend, result: Delivered, now: number): Promise<boolean> {
+  const updated = await fenced(tx, send)
+    .set({
+      status: 'sent',
+      to_address: result.to,
+      provider_message_id: result.providerMessageId,
+      processed_at: now,
+      delivered_at: result.delivered ? now : null,
+      sent_at: now,
+      reason: null,
+      lease_until: null,
+      updated_at: now,
+    })
+    .executeTakeFirst();
+  return Number(updated.numUpdatedRows) > 0;
+}
+
+/** A temporary failure: back to the queue, due again at `dueAt`. */
+export async function requeue(db: Queryable, send: ClaimedSend, reason: string, dueAt: number, now: number) {
+  await fenced(kyselyOf(db), send).set({ status: 'queued', reason, due_at: dueAt, lease_until: null, updated_at: now }).execute();
+}
+
+export interface QueueDepth {
+  due: number;
+  scheduled: number;
+  in_flight: number;
+}
+
+/**
+ * The sends queue's depth for /metrics: due (claimable now), scheduled (due later), in flight.
+ * A range scan of the (status, due time) index over the unfinished statuses only: finished
+ * rows, the bulk of the table, are never read.
+ */
+export async function sendQueueDepth(db: Queryable, now: number): Promise<QueueDepth> {
+  const row = await kyselyOf(db)
+    .selectFrom('sends')
+    .select((eb) => [
+      eb.fn.sum<number>(eb.case().when(eb.and([eb('status', 'in', ['pending', 'queued']), eb('due_at', '<=', now)])).then(1).else(0).end()).as('due'),
+      eb.fn.sum<number>(eb.case().when(eb.and([eb('status', 'in', ['pending', 'queued']), eb('due_at', '>', now)])).then(1).else(0).end()).as('scheduled'),
+      eb.fn.sum<number>(eb.case().when('status', '=', 'sending').then(1).else(0).end()).as('in_flight'),
+    ])
+    .where('status', 'in', ['pending', 'queued', 'sending'])
+    .executeTakeFirst();
+  return { due: Number(row?.due ?? 0), scheduled: Number(row?.scheduled ?? 0), in_flight: Number(row?.in_flight ?? 0) };
+}
