@@ -24,7 +24,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { sql } from 'kysely';
 import { loadConfig } from '../src/config.js';
-import { openDatabase, type Db, type Engine } from '../src/db/connect.js';
+import { type Db, type Engine, openDatabase } from '../src/db/connect.js';
 import { newId } from '../src/ids.js';
 import { createAccount } from '../src/modules/accounts/accounts.service.js';
 import { listActivity } from '../src/modules/activity/activity.service.js';
@@ -40,12 +40,85 @@ const WARMUP = 3;
 const TARGET_P95_MS = 300;
 const DAY = 86_400_000;
 
-const FIRST = ['Ada', 'Alan', 'Grace', 'Linus', 'Margaret', 'Edsger', 'Barbara', 'Donald', 'Frances', 'John', 'Katherine', 'Dennis', 'Radia', 'Ken', 'Hedy', 'Tim', 'Sophie', 'Claude', 'Mary', 'Niklaus', 'Joan', 'Guido', 'Anita', 'Bjarne', 'Lynn', 'James', 'Adele', 'Vint', 'Shafi', 'Yukihiro'];
-const LAST = ['Lovelace', 'Turing', 'Hopper', 'Torvalds', 'Hamilton', 'Dijkstra', 'Liskov', 'Knuth', 'Allen', 'McCarthy', 'Johnson', 'Ritchie', 'Perlman', 'Thompson', 'Lamarr', 'Berners-Lee', 'Wilson', 'Shannon', 'Keller', 'Wirth', 'Clarke', 'van Rossum', 'Borg', 'Stroustrup', 'Conway', 'Gosling', 'Goldberg', 'Cerf', 'Goldwasser', 'Matsumoto'];
+const FIRST = [
+  'Ada',
+  'Alan',
+  'Grace',
+  'Linus',
+  'Margaret',
+  'Edsger',
+  'Barbara',
+  'Donald',
+  'Frances',
+  'John',
+  'Katherine',
+  'Dennis',
+  'Radia',
+  'Ken',
+  'Hedy',
+  'Tim',
+  'Sophie',
+  'Claude',
+  'Mary',
+  'Niklaus',
+  'Joan',
+  'Guido',
+  'Anita',
+  'Bjarne',
+  'Lynn',
+  'James',
+  'Adele',
+  'Vint',
+  'Shafi',
+  'Yukihiro',
+];
+const LAST = [
+  'Lovelace',
+  'Turing',
+  'Hopper',
+  'Torvalds',
+  'Hamilton',
+  'Dijkstra',
+  'Liskov',
+  'Knuth',
+  'Allen',
+  'McCarthy',
+  'Johnson',
+  'Ritchie',
+  'Perlman',
+  'Thompson',
+  'Lamarr',
+  'Berners-Lee',
+  'Wilson',
+  'Shannon',
+  'Keller',
+  'Wirth',
+  'Clarke',
+  'van Rossum',
+  'Borg',
+  'Stroustrup',
+  'Conway',
+  'Gosling',
+  'Goldberg',
+  'Cerf',
+  'Goldwasser',
+  'Matsumoto',
+];
 const TAGS = ['vip', 'newsletter', 'black-friday', 'trial', 'churned', 'partner'];
 const CITIES = ['Paris', 'Lyon', 'Berlin', 'Madrid', 'Rome', 'Lisbon', 'Dublin', 'Vienna', 'Prague', 'Oslo'];
 /** Event types with skewed frequencies, as real traffic has: page views dominate. */
-const TYPES: [string, number][] = [['page_view', 40], ['click', 20], ['signup', 8], ['login', 12], ['purchase', 6], ['cart_add', 6], ['nps', 2], ['trial_started', 3], ['support_ticket', 2], ['refund', 1]];
+const TYPES: [string, number][] = [
+  ['page_view', 40],
+  ['click', 20],
+  ['signup', 8],
+  ['login', 12],
+  ['purchase', 6],
+  ['cart_add', 6],
+  ['nps', 2],
+  ['trial_started', 3],
+  ['support_ticket', 2],
+  ['refund', 1],
+];
 
 function whole(name: string, fallback: number): number {
   const raw = process.env[name];
@@ -71,7 +144,10 @@ const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.lengt
 const typeWeights = TYPES.reduce((sum, [, w]) => sum + w, 0);
 function pickType(): string {
   let r = random() * typeWeights;
-  for (const [type, weight] of TYPES) if ((r -= weight) < 0) return type;
+  for (const [type, weight] of TYPES) {
+    r -= weight;
+    if (r < 0) return type;
+  }
   return TYPES[0]![0];
 }
 
@@ -94,7 +170,10 @@ async function insertMany(db: Db, table: string, rows: Record<string, unknown>[]
   for (let start = 0; start < rows.length; start += 50_000) {
     await db.kysely.transaction().execute(async (tx) => {
       for (let i = start; i < Math.min(rows.length, start + 50_000); i += size) {
-        await tx.insertInto(table as 'events').values(rows.slice(i, Math.min(i + size, start + 50_000, rows.length)) as never).execute();
+        await tx
+          .insertInto(table as 'events')
+          .values(rows.slice(i, Math.min(i + size, start + 50_000, rows.length)) as never)
+          .execute();
       }
     });
   }
@@ -107,7 +186,11 @@ async function seed(db: Db): Promise<Seeded> {
   const now = Date.now();
   const contactIds: string[] = [];
   const emails: string[] = [];
-  const contacts = [], contactEmails = [], phones = [], tags = [], fields = [];
+  const contacts = [],
+    contactEmails = [],
+    phones = [],
+    tags = [],
+    fields = [];
   for (let i = 0; i < CONTACTS; i++) {
     const id = newId('ld');
     const email = `c${i}-${run}@bench.example.com`;
@@ -117,7 +200,16 @@ async function seed(db: Db): Promise<Seeded> {
     const archived = random() < 0.05 ? 1 : 0;
     // The search leaves archived contacts out: only listed ones' emails are searched for.
     if (!archived) emails.push(email);
-    contacts.push({ id, account_id: accountId, name: `${pick(FIRST)} ${pick(LAST)}`, archived, opted_out: random() < 0.03 ? 1 : 0, metadata: '{}', created_at: createdAt, updated_at: createdAt });
+    contacts.push({
+      id,
+      account_id: accountId,
+      name: `${pick(FIRST)} ${pick(LAST)}`,
+      archived,
+      opted_out: random() < 0.03 ? 1 : 0,
+      metadata: '{}',
+      created_at: createdAt,
+      updated_at: createdAt,
+    });
     contactEmails.push({ account_id: accountId, email, contact_id: id, position: 0 });
     if (i % 2 === 0) phones.push({ account_id: accountId, phone: `+3361${String(i).padStart(7, '0')}`, contact_id: id, position: 0 });
     for (const tag of TAGS) if (random() < 0.15) tags.push({ account_id: accountId, contact_id: id, tag });
@@ -135,12 +227,22 @@ async function seed(db: Db): Promise<Seeded> {
     const slice = [];
     for (let i = done; i < Math.min(EVENTS, done + 100_000); i++) {
       const metadata = random() < 0.5 ? { plan: random() < 0.3 ? 'pro' : 'free', source: pick(['ads', 'seo', 'email', 'direct']) } : {};
-      slice.push({ id: newId('ev'), account_id: accountId, contact_id: pick(contactIds), type: pickType(), value: null, metadata: JSON.stringify(metadata), url: null, created_at: Math.floor(now - 180 * DAY + i * step) });
+      slice.push({
+        id: newId('ev'),
+        account_id: accountId,
+        contact_id: pick(contactIds),
+        type: pickType(),
+        value: null,
+        metadata: JSON.stringify(metadata),
+        url: null,
+        created_at: Math.floor(now - 180 * DAY + i * step),
+      });
     }
     await insertMany(db, 'events', slice);
   }
   if (db.engine === 'postgres') {
-    for (const table of ['events', 'contacts', 'contact_emails', 'contact_phones', 'contact_tags', 'contact_field_values']) await sql`vacuum analyze ${sql.table(table)}`.execute(db.kysely);
+    for (const table of ['events', 'contacts', 'contact_emails', 'contact_phones', 'contact_tags', 'contact_field_values'])
+      await sql`vacuum analyze ${sql.table(table)}`.execute(db.kysely);
   }
   return { accountId, run, contactIds, emails };
 }
@@ -155,7 +257,10 @@ function measures(db: Db, s: Seeded): Measure[] {
   const { accountId } = s;
   const someEmail = () => s.emails[Math.floor(random() * s.emails.length)]!;
   const someContact = () => s.contactIds[Math.floor(random() * s.contactIds.length)]!;
-  const somePrefix = () => pick([...FIRST, ...LAST]).slice(0, 3).toLowerCase();
+  const somePrefix = () =>
+    pick([...FIRST, ...LAST])
+      .slice(0, 3)
+      .toLowerCase();
   const nonEmpty = (page: { items: unknown[] }) => {
     if (page.items.length === 0) throw new Error('the query found nothing: the benchmark data is not what it expects');
     return page;
@@ -175,7 +280,10 @@ function measures(db: Db, s: Seeded): Measure[] {
         if (!profile) throw new Error('profile not found');
       },
     },
-    { name: 'segment count: page_view in 90 days', run: () => countSegment(db, accountId, { event: { type: 'page_view', withinDays: 90 } }) },
+    {
+      name: 'segment count: page_view in 90 days',
+      run: () => countSegment(db, accountId, { event: { type: 'page_view', withinDays: 90 } }),
+    },
     { name: 'segment count: purchase in 90 days', run: () => countSegment(db, accountId, { event: { type: 'purchase', withinDays: 90 } }) },
     {
       name: 'segment count: signup 90 d + metadata',
@@ -183,7 +291,12 @@ function measures(db: Db, s: Seeded): Measure[] {
     },
     {
       name: 'segment count: event + tag + field',
-      run: () => countSegment(db, accountId, { event: { type: 'purchase', withinDays: 90 }, tags: ['vip'], fields: [{ name: 'City', value: 'Paris' }] }),
+      run: () =>
+        countSegment(db, accountId, {
+          event: { type: 'purchase', withinDays: 90 },
+          tags: ['vip'],
+          fields: [{ name: 'City', value: 'Paris' }],
+        }),
     },
   ];
 }
@@ -204,7 +317,15 @@ async function time(m: Measure): Promise<{ p50: number; p95: number }> {
 
 /** Removes the run's rows from a shared PostgreSQL (children first: foreign keys). */
 async function cleanUp(db: Db, accountId: string): Promise<void> {
-  for (const table of ['events', 'contact_field_values', 'contact_tags', 'contact_phones', 'contact_emails', 'contacts', 'custom_fields'] as const) {
+  for (const table of [
+    'events',
+    'contact_field_values',
+    'contact_tags',
+    'contact_phones',
+    'contact_emails',
+    'contacts',
+    'custom_fields',
+  ] as const) {
     await db.kysely.deleteFrom(table).where('account_id', '=', accountId).execute();
   }
   await db.kysely.deleteFrom('accounts').where('id', '=', accountId).execute();
@@ -212,17 +333,25 @@ async function cleanUp(db: Db, accountId: string): Promise<void> {
 
 async function benchEngine(engine: Engine): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'herald-bench-admin-'));
-  const config = loadConfig({ DATA_DIR: dataDir, DATABASE_URL: engine === 'postgres' ? process.env.DATABASE_URL : '', HERALD_SECRET: 'bench' });
+  const config = loadConfig({
+    DATA_DIR: dataDir,
+    DATABASE_URL: engine === 'postgres' ? process.env.DATABASE_URL : '',
+    HERALD_SECRET: 'bench',
+  });
   const db = await openDatabase(config);
   let seeded: Seeded | undefined;
   try {
     const started = performance.now();
     seeded = await seed(db);
-    console.log(`\n${engine}: seeded ${CONTACTS.toLocaleString('en')} contacts and ${EVENTS.toLocaleString('en')} events in ${((performance.now() - started) / 1000).toFixed(1)} s; ${RUNS} runs per query`);
+    console.log(
+      `\n${engine}: seeded ${CONTACTS.toLocaleString('en')} contacts and ${EVENTS.toLocaleString('en')} events in ${((performance.now() - started) / 1000).toFixed(1)} s; ${RUNS} runs per query`,
+    );
     console.log(`${'query'.padEnd(40)} ${'p50 ms'.padStart(8)} ${'p95 ms'.padStart(8)}  target p95 < ${TARGET_P95_MS} ms`);
     for (const m of measures(db, seeded)) {
       const { p50, p95 } = await time(m);
-      console.log(`${m.name.padEnd(40)} ${p50.toFixed(1).padStart(8)} ${p95.toFixed(1).padStart(8)}  ${p95 < TARGET_P95_MS ? 'PASS' : 'MISS'}`);
+      console.log(
+        `${m.name.padEnd(40)} ${p50.toFixed(1).padStart(8)} ${p95.toFixed(1).padStart(8)}  ${p95 < TARGET_P95_MS ? 'PASS' : 'MISS'}`,
+      );
     }
   } finally {
     if (seeded && engine === 'postgres' && process.env.BENCH_KEEP !== '1') await cleanUp(db, seeded.accountId);

@@ -25,10 +25,26 @@ const STEPS = [
   ['outcome write', (url, fn) => /src\/dispatcher\/outcome\.ts/.test(url) || fn === 'recordDelivered' || fn === 'fail'],
   ['commit (group commit: BEGIN/SAVEPOINT/RELEASE/COMMIT, fsync included)', (url) => /src\/db\/transaction\.ts/.test(url)],
   ['bench harness (queueing the burst, polling)', (url) => /\/bench\//.test(url)],
-  ['rendering', (url) => /email-render|src\/templates\/|liquidjs|email-links|unsubscribe-token|html-to-text|channels\/variables|src\/signing/.test(url)],
-  ['MIME build', (url) => nodemailer('mime-node|mail-composer|mime-funcs|qp|base64|addressparser|punycode|mailer|shared').test(url) || url === 'node:internal/streams/pipeline'],
-  ['SMTP', (url, fn) => nodemailer('smtp-connection|smtp-pool|smtp-transport').test(url) || (url === 'node:net' && fn.startsWith('Socket._write'))],
-  ['due-time checks', (url, fn) => fn === 'checkAtDueTime' || /campaigns\.(service|repo)|contacts\.(service|repo)|recipient-rules|sends\.repo|whatsapp-credentials/.test(url)],
+  [
+    'rendering',
+    (url) => /email-render|src\/templates\/|liquidjs|email-links|unsubscribe-token|html-to-text|channels\/variables|src\/signing/.test(url),
+  ],
+  [
+    'MIME build',
+    (url) =>
+      nodemailer('mime-node|mail-composer|mime-funcs|qp|base64|addressparser|punycode|mailer|shared').test(url) ||
+      url === 'node:internal/streams/pipeline',
+  ],
+  [
+    'SMTP',
+    (url, fn) => nodemailer('smtp-connection|smtp-pool|smtp-transport').test(url) || (url === 'node:net' && fn.startsWith('Socket._write')),
+  ],
+  [
+    'due-time checks',
+    (url, fn) =>
+      fn === 'checkAtDueTime' ||
+      /campaigns\.(service|repo)|contacts\.(service|repo)|recipient-rules|sends\.repo|whatsapp-credentials/.test(url),
+  ],
 ];
 const DATABASE = /kysely|better-sqlite3|src\/db\//;
 
@@ -61,7 +77,11 @@ profile.samples.forEach((id, i) => {
   const key = `${frame.functionName || '(anonymous)'} ${where}${frame.lineNumber >= 0 ? `:${frame.lineNumber + 1}` : ''}`;
   selfTime.set(key, (selfTime.get(key) ?? 0) + 1);
 });
-const show = (map, n) => [...map].sort((a, b) => b[1] - a[1]).slice(0, n).forEach(([k, v]) => console.log(`${((100 * v) / total).toFixed(1).padStart(5)}%  ${k}`));
+const show = (map, n) =>
+  [...map]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, n)
+    .forEach(([k, v]) => console.log(`${((100 * v) / total).toFixed(1).padStart(5)}%  ${k}`));
 console.log(`${total} busy samples in the window`);
 show(steps, 20);
 console.log('\ntop self time:');

@@ -39,6 +39,12 @@ export async function makeFixtures(db: Db, config: Config, contacts: number): Pr
   }
   const t = { db, config };
   const immediate = await makeEmailCampaign(t, account.id, { name: 'Bench immediate', reentry: true, cooldownDays: 0 });
-  const delay = await makeEmailCampaign(t, account.id, { name: 'Bench delay', mode: 'delay', delaySeconds: 3600, reentry: true, cooldownDays: 0 });
+  const delay = await makeEmailCampaign(t, account.id, {
+    name: 'Bench delay',
+    mode: 'delay',
+    delaySeconds: 3600,
+    reentry: true,
+    cooldownDays: 0,
+  });
   return { accountId: account.id, key: key.key, run, emails, contactIds, immediateCampaignId: immediate.id, delayCampaignId: delay.id };
 }

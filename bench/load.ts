@@ -38,7 +38,9 @@ async function run(spec: LoadSpec): Promise<LoadResult> {
     url: spec.baseUrl,
     connections: spec.connections ?? 10,
     duration: spec.seconds,
-    requests: [{ method: 'POST', path: spec.path, headers, setupRequest: (request) => ({ ...request, body: JSON.stringify(spec.body()) }) }],
+    requests: [
+      { method: 'POST', path: spec.path, headers, setupRequest: (request) => ({ ...request, body: JSON.stringify(spec.body()) }) },
+    ],
   });
   const statuses: Record<string, number> = {};
   for (const [code, { count }] of Object.entries(result.statusCodeStats ?? {})) statuses[code] = Number(count);

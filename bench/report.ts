@@ -8,7 +8,12 @@ import type { DispatchResult } from './scenarios/dispatch.js';
 export const TARGETS = {
   /** dispatchOfCeiling: the burst's rate as a share of the bare nodemailer pool's (issue 9). */
   sqlite: { write: 0.15, trigger: 0.1, dispatchPerSecond: 300 as number | undefined, dispatchOfCeiling: 0.85 as number | undefined },
-  postgres: { write: 0.05, trigger: 0.04, dispatchPerSecond: undefined as number | undefined, dispatchOfCeiling: undefined as number | undefined },
+  postgres: {
+    write: 0.05,
+    trigger: 0.04,
+    dispatchPerSecond: undefined as number | undefined,
+    dispatchOfCeiling: undefined as number | undefined,
+  },
   writeP99Ms: 25,
   dispatchP99Ms: 1000,
 };
@@ -83,7 +88,9 @@ export function dispatchRow(engine: Engine, result: DispatchResult, paced: boole
   // due-to-delivered target is judged on the paced run, the throughput targets on the burst.
   const targets = paced
     ? [`p99<${TARGETS.dispatchP99Ms}`]
-    : [minRate !== undefined ? `≥${minRate}/s` : '', minShare !== undefined && ratio !== undefined ? `≥${pct(minShare)}` : ''].filter(Boolean);
+    : [minRate !== undefined ? `≥${minRate}/s` : '', minShare !== undefined && ratio !== undefined ? `≥${pct(minShare)}` : ''].filter(
+        Boolean,
+      );
   const ok = paced
     ? result.p99 < TARGETS.dispatchP99Ms
     : (minRate === undefined || result.perSecond >= minRate) && (minShare === undefined || ratio === undefined || ratio >= minShare);
@@ -95,7 +102,7 @@ export function dispatchRow(engine: Engine, result: DispatchResult, paced: boole
     ratio,
     target: targets.join(', '),
     verdict: targets.length === 0 && clean ? '' : ok && clean ? 'PASS' : 'MISS',
-    note: `${result.cpuMsPerSend.toFixed(1)} ms CPU per send` + (clean ? '' : `; ${result.failed} not sent, ${result.missing} missing at the sink`),
+    note: `${result.cpuMsPerSend.toFixed(1)} ms CPU per send${clean ? '' : `; ${result.failed} not sent, ${result.missing} missing at the sink`}`,
   };
 }
 
@@ -112,7 +119,10 @@ export function printTable(title: string, rows: Row[], labels = { rate: 'req/s',
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
   const row = (cells: string[]) =>
-    cells.map((c, i) => (i === 0 || i >= 5 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ').trimEnd();
+    cells
+      .map((c, i) => (i === 0 || i >= 5 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!)))
+      .join('  ')
+      .trimEnd();
   console.log(`\n${title}`);
   console.log(row(header));
   console.log(widths.map((w) => '-'.repeat(w)).join('  '));

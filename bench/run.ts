@@ -29,16 +29,16 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { loadConfig } from '../src/config.js';
 import type { Engine } from '../src/db/connect.js';
-import { startHerald, type Role } from '../src/herald.js';
+import { type Role, startHerald } from '../src/herald.js';
 import { createLogger } from '../src/http/logger.js';
 import { startBare } from './bare.js';
 import { makeFixtures } from './fixtures.js';
 import { load } from './load.js';
 import { apiRow, bareRow, ceilingRow, dispatchRow, printTable, type Row } from './report.js';
-import { apiScenarios, BARE_BODY, type ApiScenario } from './scenarios/api.js';
+import { type ApiScenario, apiScenarios, BARE_BODY } from './scenarios/api.js';
 import { benchCeiling, buildMessage, HERALD_POOL_CONNECTIONS, IN_FLIGHT } from './scenarios/ceiling.js';
 import { benchDispatch, clearForDispatch } from './scenarios/dispatch.js';
-import { startSinkProcess, type SinkProcess } from './sink.js';
+import { type SinkProcess, startSinkProcess } from './sink.js';
 
 const SECONDS = whole('BENCH_SECONDS', 5);
 const BURST = whole('BENCH_DISPATCH_SENDS', 2000);
@@ -49,7 +49,10 @@ const WARMUP_SECONDS = 1;
 const CONNECTIONS = 10;
 const CONTACTS = 1000;
 const RATE_LIMIT = '1000000';
-const ONLY = (process.env.BENCH_ONLY ?? '').split(',').map((w) => w.trim()).filter(Boolean);
+const ONLY = (process.env.BENCH_ONLY ?? '')
+  .split(',')
+  .map((w) => w.trim())
+  .filter(Boolean);
 const selected = (name: string) => ONLY.length === 0 || ONLY.some((w) => name.includes(w));
 
 function whole(name: string, fallback: number): number {
@@ -152,8 +155,12 @@ function machineLoad(): string {
 }
 
 const cpuList = cpus();
-console.log(`Herald benchmarks: Node ${process.version}, ${cpuList.length} cores (${cpuList[0]?.model.trim() ?? 'unknown'}), ${machineLoad()}`);
-console.log(`autocannon on loopback, ${CONNECTIONS} connections, ${SECONDS} s per line after ${WARMUP_SECONDS} s warm-up; Herald and the bare app run in this process.`);
+console.log(
+  `Herald benchmarks: Node ${process.version}, ${cpuList.length} cores (${cpuList[0]?.model.trim() ?? 'unknown'}), ${machineLoad()}`,
+);
+console.log(
+  `autocannon on loopback, ${CONNECTIONS} connections, ${SECONDS} s per line after ${WARMUP_SECONDS} s warm-up; Herald and the bare app run in this process.`,
+);
 console.log(
   `Herald: startHerald role ${ROLE}, LOG_LEVEL=warn, RATE_LIMIT_PER_SECOND=RATE_LIMIT_BURST=${RATE_LIMIT} (the per-key limit would otherwise cap the load), ` +
     `fresh account, ${CONTACTS} contacts, temp DATA_DIR.`,

@@ -1,4 +1,4 @@
-import { fork, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 export interface SinkProcess {
@@ -10,7 +10,10 @@ export interface SinkProcess {
 
 /** Starts bench/sink-process.ts (an SmtpSink) as a child process and waits for its address. */
 export async function startSinkProcess(): Promise<SinkProcess> {
-  const child: ChildProcess = fork(fileURLToPath(new URL('./sink-process.ts', import.meta.url)), [], { execArgv: ['--import', 'tsx'], stdio: 'inherit' });
+  const child: ChildProcess = fork(fileURLToPath(new URL('./sink-process.ts', import.meta.url)), [], {
+    execArgv: ['--import', 'tsx'],
+    stdio: 'inherit',
+  });
   const next = () =>
     new Promise<Record<string, unknown>>((resolve, reject) => {
       const onExit = (code: number | null) => reject(new Error(`smtp sink process exited (${code})`));

@@ -1,34 +1,33 @@
 import { randomUUID } from 'node:crypto';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
-import type { AppDeps } from './deps.js';
-import { VERSION } from './version.js';
 import type { Db } from './db/connect.js';
+import type { AppDeps } from './deps.js';
 import { createAuthHook } from './http/auth.js';
-import { clientErrorHandler, errorMessageKeyword, frameworkErrors, installErrorHandling } from './http/error-handler.js';
 import { drainUnreadBodies } from './http/drain.js';
+import { clientErrorHandler, errorMessageKeyword, frameworkErrors, installErrorHandling } from './http/error-handler.js';
 import { createLogger } from './http/logger.js';
 import { refuseNulCharacters } from './http/nul-guard.js';
-import { maxDepthKeyword } from './json-limits.js';
 import { registerOpenApi } from './http/openapi.js';
 import { adminPanelSecurityHeaders } from './http/security-headers.js';
+import { maxDepthKeyword } from './json-limits.js';
+import { adminApi } from './modules/admin/admin-api.js';
+import { registerAdminPanel } from './modules/admin/admin-static.js';
 import { contactRoutes } from './modules/contacts/contacts.routes.js';
 import { eventRoutes } from './modules/events/events.routes.js';
-import { unsubscribeRoutes } from './modules/unsubscribe/unsubscribe.routes.js';
 import { sendRoutes } from './modules/sends/sends.routes.js';
-import { registerAdminPanel } from './modules/admin/admin-static.js';
-import { adminApi } from './modules/admin/admin-api.js';
 import { trackingRoutes } from './modules/tracking/tracking.routes.js';
 import { MAX_TOKEN_LENGTH } from './modules/tracking/tracking-token.js';
+import { unsubscribeRoutes } from './modules/unsubscribe/unsubscribe.routes.js';
 import { whatsappRoutes } from './modules/whatsapp/whatsapp.routes.js';
+import type { LoopHealth } from './ops/health.js';
 import { HeraldMetrics } from './ops/metrics.js';
 import { installHttpMetrics, registerOpsRoutes } from './ops/ops.routes.js';
-import type { LoopHealth } from './ops/health.js';
+import { VERSION } from './version.js';
 
 export type { AppDeps } from './deps.js';
-
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -57,7 +56,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   await registerOpenApi(app, VERSION);
   // Probes and metrics: no key, no rate limit. /metrics moves to METRICS_PORT when that is set.
-  registerOpsRoutes(app, { db: deps.db, metrics, dispatcher: deps.dispatcher, metricsToken: deps.config.metricsToken, serveMetrics: deps.config.metricsPort === undefined });
+  registerOpsRoutes(app, {
+    db: deps.db,
+    metrics,
+    dispatcher: deps.dispatcher,
+    metricsToken: deps.config.metricsToken,
+    serveMetrics: deps.config.metricsPort === undefined,
+  });
 
   // Key check (and rate limit) runs before the body is read, on every route that names a scope.
   app.addHook('onRequest', createAuthHook(deps.db, { perSecond: deps.config.rateLimitPerSecond, burst: deps.config.rateLimitBurst }));
@@ -78,11 +83,23 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
  * The probes and /metrics alone, for METRICS_PORT: a worker's only HTTP server, or the API
  * process's second one (so /metrics need not be reachable on the public port).
  */
-export async function buildOpsApp(deps: { config: Config; db: Db; logger: Logger; metrics: HeraldMetrics; dispatcher?: LoopHealth }): Promise<FastifyInstance> {
+export async function buildOpsApp(deps: {
+  config: Config;
+  db: Db;
+  logger: Logger;
+  metrics: HeraldMetrics;
+  dispatcher?: LoopHealth;
+}): Promise<FastifyInstance> {
   const app = createFastify(deps.logger);
   installHttpMetrics(app, deps.metrics);
   installErrorHandling(app);
-  registerOpsRoutes(app, { db: deps.db, metrics: deps.metrics, dispatcher: deps.dispatcher, metricsToken: deps.config.metricsToken, serveMetrics: true });
+  registerOpsRoutes(app, {
+    db: deps.db,
+    metrics: deps.metrics,
+    dispatcher: deps.dispatcher,
+    metricsToken: deps.config.metricsToken,
+    serveMetrics: true,
+  });
   return app;
 }
 

@@ -111,7 +111,7 @@ function readOrCreateSecret(dataDir: string): string {
   mkdirSync(dataDir, { recursive: true });
   const secret = randomBytes(32).toString('base64url');
   try {
-    writeFileSync(file, secret + '\n', { mode: 0o600, flag: 'wx' });
+    writeFileSync(file, `${secret}\n`, { mode: 0o600, flag: 'wx' });
   } catch (err) {
     // Another process (CLI beside the server) created it first: use theirs.
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;

@@ -30,7 +30,7 @@ export function encrypt(key: Buffer, plain: string): string {
   const iv = randomBytes(12);
   const cipher = createCipheriv('aes-256-gcm', key, iv);
   const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
-  return 'v1.' + Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url');
+  return `v1.${Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url')}`;
 }
 
 export function decrypt(key: Buffer, sealed: string): string {

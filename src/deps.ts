@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { Db } from './db/connect.js';
-import type { HeraldMetrics } from './ops/metrics.js';
 import type { LoopHealth } from './ops/health.js';
+import type { HeraldMetrics } from './ops/metrics.js';
 
 /** What every route plugin of the app is built from (buildApp's argument). */
 export interface AppDeps {

@@ -62,7 +62,10 @@ export class AppError extends Error {
   readonly status: number;
   readonly details?: Problem[];
   readonly headers?: Record<string, string>;
-  constructor(readonly code: ErrorCode, options: AppErrorOptions = {}) {
+  constructor(
+    readonly code: ErrorCode,
+    options: AppErrorOptions = {},
+  ) {
     super(options.message ?? ERROR_CODES[code][1]);
     this.status = ERROR_CODES[code][0];
     this.details = options.details;

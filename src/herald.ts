@@ -1,17 +1,17 @@
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { buildApp, buildOpsApp } from './app.js';
-import type { Config } from './config.js';
-import { openDatabase, type Db } from './db/connect.js';
-import { createChannels, type Channels } from './channels/transports.js';
 import { CHANNEL_REGISTRY } from './channels/registry.js';
+import { type Channels, createChannels } from './channels/transports.js';
+import type { Config } from './config.js';
+import { type Db, openDatabase } from './db/connect.js';
 import { Dispatcher, SENDS_WAKEUP_CHANNEL } from './dispatcher/dispatcher.js';
+import { type Listener, listenThroughDatabase, notifyThroughDatabase } from './jobs/wakeup.js';
 import type { Campaign } from './modules/campaigns/campaign.js';
-import { listenThroughDatabase, notifyThroughDatabase, type Listener } from './jobs/wakeup.js';
-import { enqueueWebhookDeliveries } from './webhooks/enqueue.js';
-import { WebhookWorker } from './webhooks/worker.js';
 import { HeraldMetrics } from './ops/metrics.js';
 import { VERSION } from './version.js';
+import { enqueueWebhookDeliveries } from './webhooks/enqueue.js';
+import { WebhookWorker } from './webhooks/worker.js';
 
 /** `api` serves HTTP, `worker` delivers sends and webhooks, `all` (npm start) does both. */
 export type Role = 'api' | 'worker' | 'all';
@@ -75,7 +75,15 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
       idlePollMs: role === 'worker' && !wakeableFromElsewhere ? 200 : 5_000,
       sentInTx: ({ send, campaign, contact, now }) =>
         queuesWebhooks(campaign)
-          ? (tx) => enqueueWebhookDeliveries(tx, { accountId: send.account_id, campaignId: campaign.id, sendId: send.id, urls: campaign.webhooks, contact, now })
+          ? (tx) =>
+              enqueueWebhookDeliveries(tx, {
+                accountId: send.account_id,
+                campaignId: campaign.id,
+                sendId: send.id,
+                urls: campaign.webhooks,
+                contact,
+                now,
+              })
           : undefined,
       // Only a send that queued deliveries gives the webhook worker something to do (waking it
       // costs a claim query on every send otherwise).
@@ -92,7 +100,11 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
   let app: FastifyInstance | undefined;
   if (servesHttp) {
     const target = dispatcher;
-    const wakeup = target ? (dueAt: number) => target.notify(dueAt) : db.engine === 'postgres' ? notifyThroughDatabase(db, SENDS_WAKEUP_CHANNEL, logger) : undefined;
+    const wakeup = target
+      ? (dueAt: number) => target.notify(dueAt)
+      : db.engine === 'postgres'
+        ? notifyThroughDatabase(db, SENDS_WAKEUP_CHANNEL, logger)
+        : undefined;
     app = await buildApp({ config, db, logger, wakeup, metrics, dispatcher });
     if (options.listen) await app.listen({ port: config.port, host: config.host });
     else await app.ready();

@@ -6,7 +6,24 @@ import { monotonicFactory } from 'ulid';
  * The prefix guarantees an id never contains `@`, never starts with `+` and is never all
  * digits, so the `lead` string rules can never read one as an email or a phone.
  */
-export type IdPrefix = 'acc' | 'key' | 'usr' | 'ld' | 'ev' | 'cmp' | 'snd' | 'nt' | 'fld' | 'whd' | 'wha' | 'msg' | 'obx' | 'seg' | 'ses' | 'lat' | 'eng';
+export type IdPrefix =
+  | 'acc'
+  | 'key'
+  | 'usr'
+  | 'ld'
+  | 'ev'
+  | 'cmp'
+  | 'snd'
+  | 'nt'
+  | 'fld'
+  | 'whd'
+  | 'wha'
+  | 'msg'
+  | 'obx'
+  | 'seg'
+  | 'ses'
+  | 'lat'
+  | 'eng';
 
 /**
  * Cryptographic randomness drawn in 4 KiB blocks: ulid asks for one number per character, and

@@ -46,7 +46,9 @@ function walk(value: unknown, maxDepth: number, onTooDeep: (visit: Visit) => boo
       if (onTooDeep(visit)) return;
       continue;
     }
-    const entries: [string, unknown][] = Array.isArray(visit.value) ? visit.value.map((v, i) => [String(i), v]) : Object.entries(visit.value);
+    const entries: [string, unknown][] = Array.isArray(visit.value)
+      ? visit.value.map((v, i) => [String(i), v])
+      : Object.entries(visit.value);
     for (let i = entries.length - 1; i >= 0; i--) {
       const [key, child] = entries[i]!;
       if (isContainer(child)) stack.push({ value: child, depth: visit.depth + 1, parent: visit, key });
@@ -57,7 +59,10 @@ function walk(value: unknown, maxDepth: number, onTooDeep: (visit: Visit) => boo
 const pointerOf = (visit: Visit): string => {
   const keys: string[] = [];
   for (let v: Visit | undefined = visit; v?.key !== undefined; v = v.parent) keys.push(v.key.replaceAll('~', '~0').replaceAll('/', '~1'));
-  return keys.reverse().map((k) => `/${k}`).join('');
+  return keys
+    .reverse()
+    .map((k) => `/${k}`)
+    .join('');
 };
 
 /** The JSON pointer (relative to `value`) of the first container nested deeper than `maxDepth`; undefined when none is. */
@@ -94,7 +99,7 @@ export function maxDepthKeyword<A extends KeywordHost>(ajv: A): A {
 }
 
 /** The part of ajv this module uses (ajv is Fastify's, not a dependency of ours). */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- ajv's own signature
+// biome-ignore lint/suspicious/noExplicitAny: ajv's own signature
 type KeywordValidate = ((maxDepth: any, data: any, parent?: any, cxt?: any) => boolean) & { errors?: object[] };
 interface KeywordHost {
   addKeyword(definition: { keyword: string; schemaType: 'number'; errors: boolean; validate: KeywordValidate }): unknown;

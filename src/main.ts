@@ -1,5 +1,5 @@
-import { runHerald } from './server.js';
 import { redactKeys } from './redact-keys.js';
+import { runHerald } from './server.js';
 
 /** `npm start`: the whole service in one process (HTTP API, admin panel, dispatcher). */
 runHerald('all').catch((err) => {

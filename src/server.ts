@@ -1,5 +1,5 @@
 import { loadConfig } from './config.js';
-import { startHerald, type Role } from './herald.js';
+import { type Role, startHerald } from './herald.js';
 import { createLogger } from './http/logger.js';
 import { hintFirstAdministrator } from './modules/admin/first-start.js';
 
@@ -11,8 +11,18 @@ export async function runHerald(role: Role): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
   const herald = await startHerald({ config, logger, role, listen: true });
-  logger.info({ role, engine: herald.db.engine, port: role === 'worker' ? undefined : config.port, metricsPort: config.metricsPort, publicUrl: config.publicUrl }, 'herald started');
-  if (role === 'worker' && config.metricsPort === undefined) logger.info('no METRICS_PORT: this worker serves no /metrics, /healthz or /readyz');
+  logger.info(
+    {
+      role,
+      engine: herald.db.engine,
+      port: role === 'worker' ? undefined : config.port,
+      metricsPort: config.metricsPort,
+      publicUrl: config.publicUrl,
+    },
+    'herald started',
+  );
+  if (role === 'worker' && config.metricsPort === undefined)
+    logger.info('no METRICS_PORT: this worker serves no /metrics, /healthz or /readyz');
   if (role !== 'worker') await hintFirstAdministrator(herald.db, logger, `${config.publicUrl}/admin`);
 
   let stopping = false;

@@ -29,5 +29,7 @@ export function verifyToken(secret: string, purpose: string, token: string): str
 }
 
 function mac(secret: string, purpose: string, body: string): string {
-  return createHmac('sha256', deriveKey(secret, `signed-token:${purpose}`)).update(body).digest('base64url');
+  return createHmac('sha256', deriveKey(secret, `signed-token:${purpose}`))
+    .update(body)
+    .digest('base64url');
 }

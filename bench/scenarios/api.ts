@@ -27,7 +27,12 @@ export function apiScenarios(f: Fixtures): ApiScenario[] {
       path: '/api/leads',
       body: () => {
         const i = updates++;
-        return { email: f.emails[i % n], tags: [`wave ${i % 5}`], fields: [{ key: 'City', value: CITIES[i % CITIES.length] }], kpis: { ltv: 1 } };
+        return {
+          email: f.emails[i % n],
+          tags: [`wave ${i % 5}`],
+          fields: [{ key: 'City', value: CITIES[i % CITIES.length] }],
+          kpis: { ltv: 1 },
+        };
       },
     },
     {
@@ -58,4 +63,9 @@ export function apiScenarios(f: Fixtures): ApiScenario[] {
 }
 
 /** What the bare echo route gets: the same shape and size as a lead update. */
-export const BARE_BODY = { email: 'lead0@bench.example.com', tags: ['wave 0'], fields: [{ key: 'City', value: 'Paris' }], kpis: { ltv: 1 } };
+export const BARE_BODY = {
+  email: 'lead0@bench.example.com',
+  tags: ['wave 0'],
+  fields: [{ key: 'City', value: 'Paris' }],
+  kpis: { ltv: 1 },
+};

@@ -2,11 +2,11 @@ import nodemailer, { type Transporter } from 'nodemailer';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import type { Config } from '../../src/config.js';
 import type { Db } from '../../src/db/connect.js';
-import { renderEmail } from '../../src/rendering/email.js';
 import { findCampaign } from '../../src/modules/campaigns/campaigns.service.js';
 import { getContactProfile } from '../../src/modules/contacts/contacts.service.js';
 import { emailTracking } from '../../src/modules/tracking/email-links.js';
 import { unsubscribeUrl } from '../../src/modules/unsubscribe/unsubscribe-token.js';
+import { renderEmail } from '../../src/rendering/email.js';
 import type { Fixtures } from '../fixtures.js';
 import { percentile } from './dispatch.js';
 
@@ -67,7 +67,12 @@ export async function benchCeiling(smtpUrl: string, message: BuiltMessage, count
     const seconds = (performance.now() - started) / 1000;
     const used = process.cpuUsage(cpu);
     latencies.sort((a, b) => a - b);
-    return { perSecond: count / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), cpuMsPerMessage: (used.user + used.system) / 1000 / count };
+    return {
+      perSecond: count / seconds,
+      p50: percentile(latencies, 50),
+      p99: percentile(latencies, 99),
+      cpuMsPerMessage: (used.user + used.system) / 1000 / count,
+    };
   } finally {
     transport.close();
   }

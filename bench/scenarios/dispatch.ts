@@ -3,7 +3,7 @@ import type { Config } from '../../src/config.js';
 import type { Db } from '../../src/db/connect.js';
 import type { SendsTable } from '../../src/db/schema.js';
 import { inTransaction } from '../../src/db/transaction.js';
-import { startHerald, type Herald } from '../../src/herald.js';
+import { type Herald, startHerald } from '../../src/herald.js';
 import { newId } from '../../src/ids.js';
 import { makeEmailCampaign } from '../../test/helpers/herald.js';
 import type { Fixtures } from '../fixtures.js';
@@ -31,7 +31,12 @@ export interface DispatchResult {
  * accounts: the worker would claim and deliver them too.
  */
 export async function clearForDispatch(db: Db, accountId: string, now = Date.now()): Promise<string | undefined> {
-  await db.kysely.updateTable('sends').set({ status: 'cancelled', updated_at: now }).where('account_id', '=', accountId).where('status', 'in', ['queued', 'pending']).execute();
+  await db.kysely
+    .updateTable('sends')
+    .set({ status: 'cancelled', updated_at: now })
+    .where('account_id', '=', accountId)
+    .where('status', 'in', ['queued', 'pending'])
+    .execute();
   const foreign = await db.kysely
     .selectFrom('sends')
     .select((eb) => eb.fn.countAll<number>().as('n'))
@@ -63,16 +68,31 @@ export async function benchDispatch(options: {
   try {
     const t = { db: worker.db, config };
     const immediate = (name: string) => makeEmailCampaign(t, fixtures.accountId, { name, reentry: true, cooldownDays: 0 });
-    const delayed = (name: string) => makeEmailCampaign(t, fixtures.accountId, { name, mode: 'delay', delaySeconds: 60, reentry: true, cooldownDays: 0 });
+    const delayed = (name: string) =>
+      makeEmailCampaign(t, fixtures.accountId, { name, mode: 'delay', delaySeconds: 60, reentry: true, cooldownDays: 0 });
 
     // Unmeasured: opens the SMTP pool and warms the render path.
     const warm = await immediate('Bench warm-up');
-    await queueAndWait(worker, fixtures, sink, warm.id, 'queued', Array.from({ length: 50 }, () => Date.now()));
+    await queueAndWait(
+      worker,
+      fixtures,
+      sink,
+      warm.id,
+      'queued',
+      Array.from({ length: 50 }, () => Date.now()),
+    );
 
     const burstCampaign = await immediate('Bench burst');
     const now = Date.now();
     const burstFrom = process.hrtime.bigint() / 1000n;
-    const burst = await queueAndWait(worker, fixtures, sink, burstCampaign.id, 'queued', Array.from({ length: options.burst }, () => now));
+    const burst = await queueAndWait(
+      worker,
+      fixtures,
+      sink,
+      burstCampaign.id,
+      'queued',
+      Array.from({ length: options.burst }, () => now),
+    );
     // The window to read a --cpu-prof profile in (its timestamps are this clock's, in µs): bench/cpu-split.mjs.
     if (process.env.BENCH_PROFILE_WINDOW) console.error(`burst window (µs): ${burstFrom} ${process.hrtime.bigint() / 1000n}`);
 
@@ -83,7 +103,14 @@ export async function benchDispatch(options: {
     const count = Math.min(fixtures.contactIds.length, Math.round(rate * options.seconds));
     const pacedCampaign = await delayed('Bench paced');
     const start = Date.now() + 500;
-    const paced = await queueAndWait(worker, fixtures, sink, pacedCampaign.id, 'pending', Array.from({ length: count }, (_, i) => start + Math.round((i * 1000) / rate)));
+    const paced = await queueAndWait(
+      worker,
+      fixtures,
+      sink,
+      pacedCampaign.id,
+      'pending',
+      Array.from({ length: count }, (_, i) => start + Math.round((i * 1000) / rate)),
+    );
 
     return [burstResult, summarise(`dispatch paced: ${rate}/s due for ${(count / rate).toFixed(0)} s`, paced)];
   } finally {
@@ -99,7 +126,14 @@ interface Outcome {
   delivered: number;
 }
 
-async function queueAndWait(herald: Herald, fixtures: Fixtures, sink: SinkProcess, campaignId: string, status: 'queued' | 'pending', dueAts: number[]): Promise<Outcome> {
+async function queueAndWait(
+  herald: Herald,
+  fixtures: Fixtures,
+  sink: SinkProcess,
+  campaignId: string,
+  status: 'queued' | 'pending',
+  dueAts: number[],
+): Promise<Outcome> {
   const db = herald.db;
   const createdAt = Date.now();
   const rows: SendsTable[] = dueAts.map((dueAt, i) => ({
@@ -125,7 +159,11 @@ async function queueAndWait(herald: Herald, fixtures: Fixtures, sink: SinkProces
   const cpu = process.cpuUsage();
   await inTransaction(db, async (tx) => {
     // 500 rows a statement keeps SQLite under its bound-parameter limit.
-    for (let i = 0; i < rows.length; i += 500) await tx.insertInto('sends').values(rows.slice(i, i + 500)).execute();
+    for (let i = 0; i < rows.length; i += 500)
+      await tx
+        .insertInto('sends')
+        .values(rows.slice(i, i + 500))
+        .execute();
   });
   const queuedAt = Date.now();
   // What a trigger in this process does (role all); a separate API process NOTIFYs on PostgreSQL.

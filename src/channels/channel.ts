@@ -34,7 +34,10 @@ export interface DeliveryReceipt {
  * renderers throw permanent ones too: a campaign that cannot make a message fails every time.
  */
 export class DeliveryError extends Error {
-  constructor(message: string, readonly temporary: boolean) {
+  constructor(
+    message: string,
+    readonly temporary: boolean,
+  ) {
     super(message);
   }
 }

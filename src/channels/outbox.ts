@@ -2,7 +2,7 @@ import type { Config } from '../config.js';
 import type { Db } from '../db/connect.js';
 import type { OutboxMessagesTable } from '../db/schema.js';
 import { newId } from '../ids.js';
-import { outboxItem, type OutboxItem } from '../rendering/outbox-view.js';
+import { type OutboxItem, outboxItem } from '../rendering/outbox-view.js';
 import type { DeliveryRequest } from './channel.js';
 import { insertOutboxMessage, selectOutboxMessages } from './outbox.repo.js';
 

@@ -25,6 +25,9 @@ export const CHANNEL_REGISTRY: Readonly<Record<Channel, ChannelDefinition>> = {
 };
 
 /** The address a send on `channel` goes to: the contact's primary email or phone; null when it has none. */
-export function recipientAddress(channel: Channel, contact: { email: string | null | undefined; phone: string | null | undefined }): string | null {
+export function recipientAddress(
+  channel: Channel,
+  contact: { email: string | null | undefined; phone: string | null | undefined },
+): string | null {
   return contact[CHANNEL_REGISTRY[channel].address] ?? null;
 }

@@ -22,7 +22,10 @@ export type Channels = Readonly<Record<Channel, Transport>> & {
  */
 export function createChannels(config: Config, db: Db, logger: Logger): Channels {
   const context = { config, db, logger: logger.child({ component: 'channels' }) };
-  const transports = Object.fromEntries(CHANNELS.map((channel) => [channel, CHANNEL_REGISTRY[channel].createTransport(context)])) as Record<Channel, Transport>;
+  const transports = Object.fromEntries(CHANNELS.map((channel) => [channel, CHANNEL_REGISTRY[channel].createTransport(context)])) as Record<
+    Channel,
+    Transport
+  >;
   return {
     ...transports,
     async close() {

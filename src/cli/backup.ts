@@ -1,8 +1,8 @@
 import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import SqliteDatabase from 'better-sqlite3';
 import { loadConfig } from '../config.js';
+import { backupSqliteFile } from '../db/backup.js';
 
 /**
  * `herald backup --to FILE`: a consistent copy of the embedded SQLite database through
@@ -13,7 +13,9 @@ import { loadConfig } from '../config.js';
 export async function backup(args: string[]): Promise<number> {
   let to: string | undefined;
   try {
-    ({ values: { to } } = parseArgs({ args, options: { to: { type: 'string' } }, strict: true, allowPositionals: false }));
+    ({
+      values: { to },
+    } = parseArgs({ args, options: { to: { type: 'string' } }, strict: true, allowPositionals: false }));
   } catch (err) {
     process.stderr.write(`herald: ${(err as Error).message}\n`);
     return 2;
@@ -30,14 +32,8 @@ export async function backup(args: string[]): Promise<number> {
     if (existsSync(target)) throw new Error(`${target} already exists`);
     const source = join(config.dataDir, 'herald.db');
     if (!existsSync(source)) throw new Error(`no database at ${source}`);
-    const db = new SqliteDatabase(source, { fileMustExist: true });
-    try {
-      db.pragma('busy_timeout = 5000');
-      await db.backup(target);
-      process.stdout.write(JSON.stringify({ file: target, bytes: statSync(target).size }) + '\n');
-    } finally {
-      db.close();
-    }
+    await backupSqliteFile(source, target);
+    process.stdout.write(`${JSON.stringify({ file: target, bytes: statSync(target).size })}\n`);
     return 0;
   } catch (err) {
     process.stderr.write(`herald: ${(err as Error).message}\n`);

@@ -67,7 +67,10 @@ export function parseWhen(value: string | undefined, name: string, allowNone: bo
     return end;
   }
   const at = /^\d{4}-\d{2}-\d{2}T/.test(value) ? Date.parse(value) : NaN;
-  if (Number.isNaN(at)) throw new UsageError(`--${name} must be a date (2026-12-31) or a full ISO 8601 timestamp${allowNone ? ', or none' : ''}, got '${value}'`);
+  if (Number.isNaN(at))
+    throw new UsageError(
+      `--${name} must be a date (2026-12-31) or a full ISO 8601 timestamp${allowNone ? ', or none' : ''}, got '${value}'`,
+    );
   return at;
 }
 

@@ -1,11 +1,10 @@
 import { parseArgs } from 'node:util';
-import { loadConfig, type Config } from '../config.js';
+import { type Config, loadConfig } from '../config.js';
 import { openDatabase } from '../db/connect.js';
 import { AppError } from '../errors.js';
 import { redactKeys } from '../redact-keys.js';
-import { UsageError, type CommandGroup } from './command.js';
-import { serve } from './serve.js';
 import { backup } from './backup.js';
+import { type CommandGroup, UsageError } from './command.js';
 import { account } from './commands/account.js';
 import { campaign } from './commands/campaign.js';
 import { contact } from './commands/contact.js';
@@ -14,6 +13,7 @@ import { key } from './commands/key.js';
 import { outbox } from './commands/outbox.js';
 import { user } from './commands/user.js';
 import { webhook } from './commands/webhook.js';
+import { serve } from './serve.js';
 
 /** `bin/herald GROUP ACTION [--options]`: one JSON object on stdout, or one line on stderr. */
 const GROUPS: Record<string, CommandGroup> = { account, key, field, kpi, contact, user, webhook, outbox, campaign };
@@ -51,7 +51,7 @@ export async function runCli(argv: string[]): Promise<number> {
   const db = await openDatabase(config, { poolSize: 2 });
   try {
     const result = await command.run({ config, db }, values);
-    process.stdout.write(JSON.stringify(result) + '\n');
+    process.stdout.write(`${JSON.stringify(result)}\n`);
     return 0;
   } catch (err) {
     complain(describe(err));

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { ROLES, type Role } from '../herald.js';
-import { runHerald } from '../server.js';
 import { redactKeys } from '../redact-keys.js';
+import { runHerald } from '../server.js';
 
 /**
  * `herald serve [--role api|worker|all]`: runs Herald in the foreground (`npm start` is

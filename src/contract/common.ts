@@ -1,4 +1,4 @@
-import { Type, type Static, type TLiteral, type TSchema, type TUnion } from 'typebox';
+import { type Static, type TLiteral, type TSchema, type TUnion, Type } from 'typebox';
 
 /**
  * Schema pieces shared by the admin API's resources. Imports only TypeBox: the panel imports
@@ -71,4 +71,5 @@ export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Ty
 export const Instant = Timestamp;
 
 /** A choice among the constants of contract/constants.ts, as a real enum of the schema. */
-export const OneOf = <T extends string>(values: readonly T[]) => Type.Union(values.map((v) => Type.Literal(v))) as unknown as TUnion<[TLiteral<T>]>;
+export const OneOf = <T extends string>(values: readonly T[]) =>
+  Type.Union(values.map((v) => Type.Literal(v))) as unknown as TUnion<[TLiteral<T>]>;

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, type SqliteDatabase as SqliteDatabaseLike } from 'kysely';
+import { Kysely, PostgresDialect, type SqliteDatabase as SqliteDatabaseLike, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import type { Config } from '../config.js';
 import { lruGet } from '../lru.js';
@@ -30,13 +30,8 @@ pg.types.setTypeParser(20, (value: string) => Number(value));
 pg.types.setTypeParser(1700, (value: string) => Number(value));
 
 /** Opens the configured database and brings its schema up to date. */
-export async function openDatabase(
-  config: Pick<Config, 'databaseUrl' | 'dataDir'>,
-  options: { poolSize?: number } = {},
-): Promise<Db> {
-  const db = config.databaseUrl
-    ? openPostgres(config.databaseUrl, options.poolSize ?? 10)
-    : openSqlite(config.dataDir);
+export async function openDatabase(config: Pick<Config, 'databaseUrl' | 'dataDir'>, options: { poolSize?: number } = {}): Promise<Db> {
+  const db = config.databaseUrl ? openPostgres(config.databaseUrl, options.poolSize ?? 10) : openSqlite(config.dataDir);
   try {
     await migrateToLatest(db.kysely);
   } catch (err) {

@@ -1,4 +1,4 @@
-import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
 import * as foundation from './migrations/0001_foundation.js';
 import * as campaigns from './migrations/0002_campaigns.js';
 import * as engagement from './migrations/0003_engagement.js';
@@ -6,8 +6,8 @@ import * as admin from './migrations/0004_admin.js';
 import * as whatsappCallbacks from './migrations/0005_whatsapp_callbacks.js';
 import * as adminIndexes from './migrations/0006_admin_indexes.js';
 import * as kpiMicros from './migrations/0007_kpi_micros.js';
-
 import * as loginThrottle from './migrations/0008_login_throttle.js';
+import type { Database } from './schema.js';
 
 /** Migrations are listed in code, so the compiled build and the test runner find the same set. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -34,4 +34,10 @@ export async function migrateToLatest(db: Kysely<any>): Promise<void> {
     const failed = results?.find((r) => r.status === 'Error');
     throw new Error(`database migration ${failed?.migrationName ?? ''} failed: ${String(error)}`, { cause: error });
   }
+}
+
+/** The names of the migrations the database has applied (readiness: is it migrated?). */
+export async function appliedMigrations(db: Kysely<Database>): Promise<Set<string>> {
+  const { rows } = await sql<{ name: string }>`select name from kysely_migration`.execute(db);
+  return new Set(rows.map((r) => r.name));
 }

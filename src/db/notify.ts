@@ -1,5 +1,5 @@
-import pg from 'pg';
 import { sql } from 'kysely';
+import pg from 'pg';
 import type { Logger } from 'pino';
 import { kyselyOf, type Queryable } from './queryable.js';
 

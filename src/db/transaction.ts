@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { Db } from './connect.js';
 import type { Database } from './schema.js';
 
@@ -46,7 +46,10 @@ export async function inReadTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>): 
     try {
       result = await fn(conn);
     } catch (err) {
-      await sql.raw('rollback').execute(conn).catch(() => undefined);
+      await sql
+        .raw('rollback')
+        .execute(conn)
+        .catch(() => undefined);
       throw err;
     }
     await sql.raw('commit').execute(conn);
@@ -173,7 +176,10 @@ class CommitGroup {
           await sql.raw('release herald_tx').execute(conn);
         } catch {
           // SQLite rolled the whole transaction back (I/O error, out of memory): the group is lost.
-          await sql.raw('rollback').execute(conn).catch(() => undefined);
+          await sql
+            .raw('rollback')
+            .execute(conn)
+            .catch(() => undefined);
           job.reject(err);
           for (const done of succeeded) done.job.reject(err);
           // Those not run yet go first in the next group.
@@ -187,7 +193,10 @@ class CommitGroup {
     try {
       await sql.raw('commit').execute(conn);
     } catch (err) {
-      await sql.raw('rollback').execute(conn).catch(() => undefined);
+      await sql
+        .raw('rollback')
+        .execute(conn)
+        .catch(() => undefined);
       for (const done of succeeded) done.job.reject(err);
       return;
     }

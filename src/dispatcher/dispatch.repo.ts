@@ -1,4 +1,4 @@
-import { sql, type RawBuilder } from 'kysely';
+import { type RawBuilder, sql } from 'kysely';
 import type { Db } from '../db/connect.js';
 import { kyselyOf, type Queryable } from '../db/queryable.js';
 import type { SendStatus, SendsTable } from '../db/schema.js';
@@ -53,9 +53,21 @@ export async function claimDueSends(db: Db, now: number, leaseMs: number, limit:
 export async function nextDueAt(db: Queryable): Promise<number | undefined> {
   const k = kyselyOf(db);
   const [pending, queued, leased] = await Promise.all([
-    k.selectFrom('sends').select((eb) => eb.fn.min('due_at').as('at')).where('status', '=', 'pending').executeTakeFirst(),
-    k.selectFrom('sends').select((eb) => eb.fn.min('due_at').as('at')).where('status', '=', 'queued').executeTakeFirst(),
-    k.selectFrom('sends').select((eb) => eb.fn.min('lease_until').as('at')).where('status', '=', 'sending').executeTakeFirst(),
+    k
+      .selectFrom('sends')
+      .select((eb) => eb.fn.min('due_at').as('at'))
+      .where('status', '=', 'pending')
+      .executeTakeFirst(),
+    k
+      .selectFrom('sends')
+      .select((eb) => eb.fn.min('due_at').as('at'))
+      .where('status', '=', 'queued')
+      .executeTakeFirst(),
+    k
+      .selectFrom('sends')
+      .select((eb) => eb.fn.min('lease_until').as('at'))
+      .where('status', '=', 'sending')
+      .executeTakeFirst(),
   ]);
   const times = [pending?.at, queued?.at, leased?.at].filter((t) => t !== null && t !== undefined).map(Number);
   return times.length ? Math.min(...times) : undefined;
@@ -92,7 +104,13 @@ function fenced(tx: Tx, send: ClaimedSend) {
 }
 
 /** Ends a claimed send without delivering it (optout, rejected, error at due time). */
-export async function finishUndelivered(db: Queryable, send: ClaimedSend, status: Extract<SendStatus, 'optout' | 'rejected' | 'error'>, reason: string | null, now: number) {
+export async function finishUndelivered(
+  db: Queryable,
+  send: ClaimedSend,
+  status: Extract<SendStatus, 'optout' | 'rejected' | 'error'>,
+  reason: string | null,
+  now: number,
+) {
   await fenced(kyselyOf(db), send).set({ status, reason, lease_until: null, updated_at: now }).execute();
 }
 
@@ -111,7 +129,13 @@ export interface Delivered {
  * so it does not queue behind API requests, and without `alsoInTx` it is a single statement
  * (db/transaction.ts).
  */
-export async function recordSent(db: Db, send: ClaimedSend, result: Delivered, now: number, alsoInTx?: (tx: Tx) => Promise<void>): Promise<boolean> {
+export async function recordSent(
+  db: Db,
+  send: ClaimedSend,
+  result: Delivered,
+  now: number,
+  alsoInTx?: (tx: Tx) => Promise<void>,
+): Promise<boolean> {
   if (!alsoInTx) return inPriorityStatement(db, (tx) => markSent(tx, send, result, now));
   return inPriorityTransaction(db, async (tx) => {
     if (!(await markSent(tx, send, result, now))) return false;
@@ -140,28 +164,4 @@ async function markSent(tx: Tx, send: ClaimedSend, result: Delivered, now: numbe
 /** A temporary failure: back to the queue, due again at `dueAt`. */
 export async function requeue(db: Queryable, send: ClaimedSend, reason: string, dueAt: number, now: number) {
   await fenced(kyselyOf(db), send).set({ status: 'queued', reason, due_at: dueAt, lease_until: null, updated_at: now }).execute();
-}
-
-export interface QueueDepth {
-  due: number;
-  scheduled: number;
-  in_flight: number;
-}
-
-/**
- * The sends queue's depth for /metrics: due (claimable now), scheduled (due later), in flight.
- * A range scan of the (status, due time) index over the unfinished statuses only: finished
- * rows, the bulk of the table, are never read.
- */
-export async function sendQueueDepth(db: Queryable, now: number): Promise<QueueDepth> {
-  const row = await kyselyOf(db)
-    .selectFrom('sends')
-    .select((eb) => [
-      eb.fn.sum<number>(eb.case().when(eb.and([eb('status', 'in', ['pending', 'queued']), eb('due_at', '<=', now)])).then(1).else(0).end()).as('due'),
-      eb.fn.sum<number>(eb.case().when(eb.and([eb('status', 'in', ['pending', 'queued']), eb('due_at', '>', now)])).then(1).else(0).end()).as('scheduled'),
-      eb.fn.sum<number>(eb.case().when('status', '=', 'sending').then(1).else(0).end()).as('in_flight'),
-    ])
-    .where('status', 'in', ['pending', 'queued', 'sending'])
-    .executeTakeFirst();
-  return { due: Number(row?.due ?? 0), scheduled: Number(row?.scheduled ?? 0), in_flight: Number(row?.in_flight ?? 0) };
 }

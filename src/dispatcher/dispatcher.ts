@@ -1,17 +1,17 @@
 import type { Logger } from 'pino';
-import type { Config } from '../config.js';
-import type { Db } from '../db/connect.js';
-import type { Tx } from '../db/transaction.js';
 import { DeliveryError, type DeliveryReceipt, type Transport } from '../channels/channel.js';
 import { CHANNEL_REGISTRY } from '../channels/registry.js';
+import type { Config } from '../config.js';
 import type { Channel } from '../contract/constants.js';
+import type { Db } from '../db/connect.js';
+import type { Tx } from '../db/transaction.js';
+import { doublingDelays, retryAt as nextTryAt, type RetrySchedule, retryDelay } from '../jobs/backoff.js';
+import { JobRunner } from '../jobs/runner.js';
 import type { Campaign } from '../modules/campaigns/campaign.js';
 import type { ContactProfile } from '../modules/contacts/contacts.service.js';
-import { doublingDelays, retryAt as nextTryAt, retryDelay, type RetrySchedule } from '../jobs/backoff.js';
-import { JobRunner } from '../jobs/runner.js';
-import { claimDueSends, finishUndelivered, nextDueAt, recordSent, renewSendLeases, requeue, type ClaimedSend } from './dispatch.repo.js';
-import { checkAtDueTime, type Verdict } from './due-checks.js';
 import type { SendOutcome } from '../ops/metrics.js';
+import { type ClaimedSend, claimDueSends, finishUndelivered, nextDueAt, recordSent, renewSendLeases, requeue } from './dispatch.repo.js';
+import { checkAtDueTime, type Verdict } from './due-checks.js';
 
 export interface DispatcherOptions {
   db: Db;
@@ -23,7 +23,12 @@ export interface DispatcherOptions {
    * The work to do inside the transaction that marks a send sent (queueing its webhooks), or
    * undefined when there is none: then the outcome is a single statement (one round trip).
    */
-  sentInTx?: (sent: { send: ClaimedSend; campaign: Campaign; contact: ContactProfile; now: number }) => ((tx: Tx) => Promise<void>) | undefined;
+  sentInTx?: (sent: {
+    send: ClaimedSend;
+    campaign: Campaign;
+    contact: ContactProfile;
+    now: number;
+  }) => ((tx: Tx) => Promise<void>) | undefined;
   /** Runs after that transaction committed (wakes the webhook worker). */
   afterSent?: (sent: { send: ClaimedSend; campaign: Campaign }) => void;
   /**
@@ -153,7 +158,13 @@ export class Dispatcher {
         return;
       }
       const receipt = await channel.deliver({
-        send: { id: send.id, accountId: send.account_id, campaignId: send.campaign_id, contactId: send.contact_id, attempts: send.attempts },
+        send: {
+          id: send.id,
+          accountId: send.account_id,
+          campaignId: send.campaign_id,
+          contactId: send.contact_id,
+          attempts: send.attempts,
+        },
         campaign,
         contact,
         to,
@@ -172,7 +183,10 @@ export class Dispatcher {
    * write is tried again (a dropped connection is replaced), never turned into a retry of the
    * delivery; if it keeps failing, the lease runs out and the send goes out again (at least once).
    */
-  private async recordDelivered(send: ClaimedSend, { campaign, contact, to, receipt }: { campaign: Campaign; contact: ContactProfile; to: string; receipt: DeliveryReceipt }): Promise<void> {
+  private async recordDelivered(
+    send: ClaimedSend,
+    { campaign, contact, to, receipt }: { campaign: Campaign; contact: ContactProfile; to: string; receipt: DeliveryReceipt },
+  ): Promise<void> {
     const { db, logger } = this.options;
     const now = this.now();
     // A test send reaches the tester, not the customer's systems: no webhooks for it.
@@ -219,7 +233,13 @@ export class Dispatcher {
       await requeue(this.options.db, send, reason, retryAt, now);
       this.options.metrics?.sendFinished(send.channel, 'retry');
     } else {
-      await finishUndelivered(this.options.db, send, 'error', temporary ? `gave up after ${send.attempts} attempts: ${reason}` : reason, now);
+      await finishUndelivered(
+        this.options.db,
+        send,
+        'error',
+        temporary ? `gave up after ${send.attempts} attempts: ${reason}` : reason,
+        now,
+      );
       this.options.metrics?.sendFinished(send.channel, 'error');
     }
   }

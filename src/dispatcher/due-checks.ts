@@ -3,12 +3,14 @@ import type { Db } from '../db/connect.js';
 import { inReadTransaction } from '../db/transaction.js';
 import type { Campaign } from '../modules/campaigns/campaign.js';
 import { findCampaigns } from '../modules/campaigns/campaigns.service.js';
-import { getContactProfiles, type ContactProfile } from '../modules/contacts/contacts.service.js';
+import { type ContactProfile, getContactProfiles } from '../modules/contacts/contacts.service.js';
 import { lastReceiptsOf, rejectedByReentry } from '../modules/sends/recipient-rules.js';
 import type { ClaimedSend } from './dispatch.repo.js';
 
 /** What a due send comes to: ended without delivery, or ready to go to `to`. */
-export type Verdict = { end: 'error' | 'optout' | 'rejected'; reason: string | null } | { campaign: Campaign; contact: ContactProfile; to: string };
+export type Verdict =
+  | { end: 'error' | 'optout' | 'rejected'; reason: string | null }
+  | { campaign: Campaign; contact: ContactProfile; to: string };
 
 /**
  * The checks that run again when a send comes due (decisions.md), for a whole claimed batch
@@ -26,8 +28,14 @@ export async function checkAtDueTime(db: Db, sends: ClaimedSend[], now: number):
   const checkReentry = sends.filter((s) => !s.test);
   const { campaigns, contacts, lastReceiptAt } = await inReadTransaction(db, async (tx) => {
     const [campaigns, contacts, lastReceiptAt] = await Promise.all([
-      findCampaigns(tx, sends.map((s) => ({ accountId: s.account_id, campaignId: s.campaign_id }))),
-      getContactProfiles(tx, sends.map((s) => ({ accountId: s.account_id, contactId: s.contact_id }))),
+      findCampaigns(
+        tx,
+        sends.map((s) => ({ accountId: s.account_id, campaignId: s.campaign_id })),
+      ),
+      getContactProfiles(
+        tx,
+        sends.map((s) => ({ accountId: s.account_id, contactId: s.contact_id })),
+      ),
       lastReceiptsOf(tx, checkReentry),
     ]);
     return { campaigns, contacts, lastReceiptAt };
@@ -36,12 +44,21 @@ export async function checkAtDueTime(db: Db, sends: ClaimedSend[], now: number):
     // Ids are unique across accounts, and the readers above drop rows of another account.
     const campaign = campaigns.get(send.campaign_id);
     const contact = contacts.get(send.contact_id);
-    verdicts.set(send.id, verdictOf(send, campaign, contact, now, () => lastReceiptAt(send)));
+    verdicts.set(
+      send.id,
+      verdictOf(send, campaign, contact, now, () => lastReceiptAt(send)),
+    );
   }
   return verdicts;
 }
 
-function verdictOf(send: ClaimedSend, campaign: Campaign | undefined, contact: ContactProfile | undefined, now: number, lastReceipt: () => number | undefined): Verdict {
+function verdictOf(
+  send: ClaimedSend,
+  campaign: Campaign | undefined,
+  contact: ContactProfile | undefined,
+  now: number,
+  lastReceipt: () => number | undefined,
+): Verdict {
   if (!campaign || (!campaign.active && !send.test)) return { end: 'error', reason: 'campaign not active' };
   if (!contact) return { end: 'error', reason: 'contact not found' };
   if (contact.optedOut) return { end: 'optout', reason: null };

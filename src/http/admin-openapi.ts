@@ -28,7 +28,12 @@ export function collectRoutes(app: FastifyInstance): DocumentedRoute[] {
     const methods = ([] as HTTPMethods[]).concat(route.method as HTTPMethods | HTTPMethods[]);
     for (const method of methods) {
       if (method === 'HEAD') continue;
-      routes.push({ method, url: route.url, schema: route.schema, noSession: Boolean((route.config as { noSession?: boolean } | undefined)?.noSession) });
+      routes.push({
+        method,
+        url: route.url,
+        schema: route.schema,
+        noSession: Boolean((route.config as { noSession?: boolean } | undefined)?.noSession),
+      });
     }
   });
   return routes;
@@ -51,7 +56,8 @@ function plain(schema: unknown, components: Record<string, Json>): Json {
       object['x-max-depth'] = object.maxDepth;
       delete object.maxDepth;
     }
-    if (typeof object.$ref === 'string' && !object.$ref.startsWith('#')) object.$ref = `#/components/schemas/${object.$ref.replace(/#$/, '')}`;
+    if (typeof object.$ref === 'string' && !object.$ref.startsWith('#'))
+      object.$ref = `#/components/schemas/${object.$ref.replace(/#$/, '')}`;
     const title = object.title;
     if (typeof title === 'string' && /^[A-Za-z0-9._-]+$/.test(title)) {
       const existing = components[title];
@@ -73,7 +79,10 @@ export const openApiPath = (url: string) => url.replace(/:([A-Za-z0-9_]+)/g, '{$
 
 /** `GET /admin/api/campaigns/:id/stats` → `getCampaignsIdStats` (unique per method and path). */
 function operationId(method: string, url: string, prefix: string): string {
-  const words = url.slice(prefix.length).split(/[^A-Za-z0-9]+/).filter(Boolean);
+  const words = url
+    .slice(prefix.length)
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean);
   return method.toLowerCase() + words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join('');
 }
 
@@ -101,25 +110,37 @@ export function buildAdminDocument(routes: DocumentedRoute[], options: { version
       summary: described.summary ?? `${route.method} ${openApiPath(route.url)}`,
       ...(described.description ? { description: described.description } : {}),
     };
-    const tag = route.url.slice(options.prefix.length).split('/')[1]?.replace(/\.json$/, '');
+    const tag = route.url
+      .slice(options.prefix.length)
+      .split('/')[1]
+      ?.replace(/\.json$/, '');
     if (tag) operation.tags = [tag];
     const params = [
       ...(schema.params ? parameters(schema.params, 'path', components) : []),
       ...(schema.querystring ? parameters(schema.querystring, 'query', components) : []),
     ];
     if (params.length > 0) operation.parameters = params;
-    if (schema.body) operation.requestBody = { required: true, content: { 'application/json': { schema: plain(schema.body, components) } } };
+    if (schema.body)
+      operation.requestBody = { required: true, content: { 'application/json': { schema: plain(schema.body, components) } } };
     const responses: Record<string, Json> = {};
     for (const [status, response] of Object.entries((schema.response ?? {}) as Record<string, unknown>)) {
       const body = plain(response, components);
-      responses[status] = { description: (body.description as string | undefined) ?? (status.startsWith('2') ? 'Success' : 'Error'), ...(isEmpty(body) ? {} : { content: { 'application/json': { schema: body } } }) };
+      responses[status] = {
+        description: (body.description as string | undefined) ?? (status.startsWith('2') ? 'Success' : 'Error'),
+        ...(isEmpty(body) ? {} : { content: { 'application/json': { schema: body } } }),
+      };
     }
-    responses['4XX'] ??= { description: 'The error body of every failure', content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } } };
+    responses['4XX'] ??= {
+      description: 'The error body of every failure',
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } },
+    };
     operation.responses = responses;
     // A session everywhere but sign-in; writes also carry the CSRF token.
     if (route.noSession) operation.security = [];
     else if (route.method !== 'GET') operation.security = [{ session: [], csrf: [] }];
-    (paths[openApiPath(route.url)] ??= {})[route.method.toLowerCase()] = operation;
+    const path = openApiPath(route.url);
+    paths[path] ??= {};
+    paths[path][route.method.toLowerCase()] = operation;
   }
   return {
     openapi: '3.1.0',
@@ -128,10 +149,12 @@ export function buildAdminDocument(routes: DocumentedRoute[], options: { version
       version: options.version,
       description:
         'The JSON API behind the admin panel (docs/admin-api.md). A session cookie from POST /admin/api/login; ' +
-        'every request other than GET/HEAD also carries the session\'s CSRF token in `x-csrf-token`.',
+        "every request other than GET/HEAD also carries the session's CSRF token in `x-csrf-token`.",
     },
     servers: [{ url: '/' }],
-    tags: [...new Set(Object.values(paths).flatMap((ops) => Object.values(ops).flatMap((op) => (op.tags as string[] | undefined) ?? [])))].sort().map((name) => ({ name })),
+    tags: [...new Set(Object.values(paths).flatMap((ops) => Object.values(ops).flatMap((op) => (op.tags as string[] | undefined) ?? [])))]
+      .sort()
+      .map((name) => ({ name })),
     paths,
     components: {
       schemas: components,

@@ -1,9 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../db/connect.js';
 import { AppError } from '../errors.js';
-import { checkKeyState, findKeyByValue, type ApiKey } from '../modules/keys/keys.service.js';
-import type { Scope } from '../modules/keys/scopes.js';
 import { lruGet } from '../lru.js';
+import { type ApiKey, checkKeyState, findKeyByValue } from '../modules/keys/keys.service.js';
+import type { Scope } from '../modules/keys/scopes.js';
 import { throttleAddress } from './client-address.js';
 import { RateLimiter } from './rate-limit.js';
 

@@ -1,7 +1,7 @@
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ERROR_MESSAGE } from '../contract/common.js';
 import { AppError, ERROR_CODES, type ErrorCode, type Problem } from '../errors.js';
 
@@ -156,7 +156,7 @@ export function clientErrorHandler(this: FastifyInstance, err: Error & { code?: 
 function installNotFound(app: FastifyInstance): void {
   const routes: { pattern: RegExp; methods: Set<string> }[] = [];
   app.addHook('onRoute', (route) => {
-    const pattern = new RegExp('^' + route.url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[^/]+/g, '[^/]+') + '/?$');
+    const pattern = new RegExp(`^${route.url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[^/]+/g, '[^/]+')}/?$`);
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     routes.push({ pattern, methods: new Set(methods) });
   });

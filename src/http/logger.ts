@@ -1,7 +1,7 @@
-import pino, { type DestinationStream, type Logger } from 'pino';
 import type { FastifyRequest } from 'fastify';
-import { decodeEscapes, redactKeys } from '../redact-keys.js';
+import pino, { type DestinationStream, type Logger } from 'pino';
 import { SESSION_COOKIE } from '../modules/admin/auth/sessions.js';
+import { decodeEscapes, redactKeys } from '../redact-keys.js';
 
 /**
  * Secrets that travel in URLs are cut out of every logged URL:
@@ -61,7 +61,15 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
   const options: pino.LoggerOptions = {
     level,
     redact: {
-      paths: ['req.headers["x-service-api-key"]', 'req.headers.authorization', 'req.headers.cookie', 'req.headers["x-csrf-token"]', '*.password', '*.token', '*.key'],
+      paths: [
+        'req.headers["x-service-api-key"]',
+        'req.headers.authorization',
+        'req.headers.cookie',
+        'req.headers["x-csrf-token"]',
+        '*.password',
+        '*.token',
+        '*.key',
+      ],
       censor: '[REDACTED]',
     },
     hooks: { streamWrite: redactLine },

@@ -19,8 +19,7 @@ export const ErrorBody = Type.Object(
 export const Problems = Type.Array(Type.Object({ path: Type.String(), message: Type.String() }));
 
 /** Standard error responses for a key-protected route, referenced from each route schema. */
-export const errorResponses = (...statuses: number[]) =>
-  Object.fromEntries(statuses.map((s) => [s, Type.Ref('ErrorBody')]));
+export const errorResponses = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [s, Type.Ref('ErrorBody')]));
 
 /** OpenAPI 3.1 at /openapi.json and readable docs at /docs, both generated from the route schemas. */
 export async function registerOpenApi(app: FastifyInstance, version: string): Promise<void> {

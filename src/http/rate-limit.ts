@@ -7,7 +7,10 @@ export class RateLimiter {
   private readonly buckets = new Map<string, { tokens: number; at: number }>();
   private sweptAt = 0;
 
-  constructor(private readonly perSecond: number, private readonly burst: number) {}
+  constructor(
+    private readonly perSecond: number,
+    private readonly burst: number,
+  ) {}
 
   /** Takes one token; returns 0 when allowed, else the seconds to wait before retrying. */
   take(key: string, now = Date.now()): number {

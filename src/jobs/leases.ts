@@ -84,7 +84,12 @@ export class LeaseKeeper {
 
   private async extend(due: [string, { attempts: number; until: number }][], now: number): Promise<void> {
     const until = now + this.leaseMs;
-    const ours = new Set(await this.renew(due.map(([id, lease]) => ({ id, attempts: lease.attempts })), until));
+    const ours = new Set(
+      await this.renew(
+        due.map(([id, lease]) => ({ id, attempts: lease.attempts })),
+        until,
+      ),
+    );
     for (const [id, lease] of due) {
       // Released meanwhile (its outcome was written): nothing to do.
       if (this.held.get(id) !== lease) continue;

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import { doublingDelays, retryDelay, type RetrySchedule } from './backoff.js';
-import { LeaseKeeper, type LeasedJob, type RenewLeases } from './leases.js';
+import { doublingDelays, type RetrySchedule, retryDelay } from './backoff.js';
+import { type LeasedJob, LeaseKeeper, type RenewLeases } from './leases.js';
 
 /**
  * A queue as the runner sees it: the database is the queue, and these functions are how one
@@ -143,7 +143,10 @@ export class JobRunner<J extends LeasedJob, B = undefined> {
     const outcome = await Promise.race([drained, graceOver]);
     clearTimeout(timer);
     if (outcome === 'timeout') {
-      this.options.logger.warn({ queue: this.queue.name, inFlight: this.inflight.size }, 'job runner stop: grace period over, aborting jobs');
+      this.options.logger.warn(
+        { queue: this.queue.name, inFlight: this.inflight.size },
+        'job runner stop: grace period over, aborting jobs',
+      );
       this.shutdown.abort();
     }
     await this.leases?.stop();

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Db } from '../db/connect.js';
 import { pgNotify } from '../db/notify.js';
 
-export { listenThroughDatabase, type Listener } from '../db/notify.js';
+export { type Listener, listenThroughDatabase } from '../db/notify.js';
 
 /**
  * Wake-ups between processes on PostgreSQL: a process that queued a job NOTIFYs the queue's

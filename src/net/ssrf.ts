@@ -1,5 +1,5 @@
-import { lookup as dnsLookup } from 'node:dns';
 import type { LookupAddress } from 'node:dns';
+import { lookup as dnsLookup } from 'node:dns';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
@@ -71,7 +71,11 @@ function resolveAll(host: string): Promise<string[]> {
  * the address connected to, so a DNS answer that changes after the save cannot get around it.
  */
 export function guardedLookup(allowPrivate: boolean) {
-  return (hostname: string, options: object, callback: (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void) => {
+  return (
+    hostname: string,
+    options: object,
+    callback: (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void,
+  ) => {
     dnsLookup(hostname, { ...options, all: true }, (err, addresses: LookupAddress[]) => {
       if (err) return callback(err, []);
       const usable = allowPrivate ? addresses : addresses.filter((a) => isPublicAddress(a.address));

@@ -1,6 +1,5 @@
-import { sql } from 'kysely';
 import type { Db } from '../db/connect.js';
-import { MIGRATION_NAMES } from '../db/migrate.js';
+import { appliedMigrations, MIGRATION_NAMES } from '../db/migrate.js';
 
 /** A probe answers within this long: a database that does not answer is as good as down. */
 const CHECK_TIMEOUT_MS = 2_000;
@@ -32,8 +31,7 @@ export async function checkReadiness(db: Db, dispatcher: LoopHealth | undefined)
 async function checkDatabase(db: Db): Promise<CheckResult> {
   let applied: Set<string>;
   try {
-    const { rows } = await sql<{ name: string }>`select name from kysely_migration`.execute(db.kysely);
-    applied = new Set(rows.map((r) => r.name));
+    applied = await appliedMigrations(db.kysely);
   } catch {
     return 'unreachable';
   }

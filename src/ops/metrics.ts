@@ -1,6 +1,6 @@
 import client from 'prom-client';
 import type { Db } from '../db/connect.js';
-import { sendQueueDepth, type QueueDepth } from '../dispatcher/dispatch.repo.js';
+import { type QueueDepth, sendQueueDepth } from '../modules/sends/sends.service.js';
 import { deliveryBacklog } from '../webhooks/deliveries.repo.js';
 
 /**
@@ -21,11 +21,18 @@ export class HeraldMetrics {
 
   constructor(db: Db, info: { role: string; version: string }) {
     const registers = [this.registry];
-    new client.Gauge({ name: 'herald_info', help: 'Always 1; labels name the version, role and database engine', labelNames: ['version', 'role', 'engine'], registers }).set(
-      { version: info.version, role: info.role, engine: db.engine },
-      1,
-    );
-    this.httpRequests = new client.Counter({ name: 'herald_http_requests_total', help: 'HTTP requests answered, by route pattern and status', labelNames: ['method', 'route', 'status'], registers });
+    new client.Gauge({
+      name: 'herald_info',
+      help: 'Always 1; labels name the version, role and database engine',
+      labelNames: ['version', 'role', 'engine'],
+      registers,
+    }).set({ version: info.version, role: info.role, engine: db.engine }, 1);
+    this.httpRequests = new client.Counter({
+      name: 'herald_http_requests_total',
+      help: 'HTTP requests answered, by route pattern and status',
+      labelNames: ['method', 'route', 'status'],
+      registers,
+    });
     this.httpDuration = new client.Histogram({
       name: 'herald_http_request_duration_seconds',
       help: 'Time from receiving a request to sending its response',
@@ -78,13 +85,24 @@ export class HeraldMetrics {
     const pool = db.pool;
     if (pool) {
       // SQLite has one synchronous connection and no pool: these are PostgreSQL only.
-      new client.Gauge({ name: 'herald_db_pool_connections', help: 'PostgreSQL pool connections of this process: total (open) and idle', labelNames: ['state'], registers, collect() {
-        this.set({ state: 'total' }, pool.totalCount);
-        this.set({ state: 'idle' }, pool.idleCount);
-      } });
-      new client.Gauge({ name: 'herald_db_pool_waiting', help: 'Queries of this process waiting for a free PostgreSQL pool connection', registers, collect() {
-        this.set(pool.waitingCount);
-      } });
+      new client.Gauge({
+        name: 'herald_db_pool_connections',
+        help: 'PostgreSQL pool connections of this process: total (open) and idle',
+        labelNames: ['state'],
+        registers,
+        collect() {
+          this.set({ state: 'total' }, pool.totalCount);
+          this.set({ state: 'idle' }, pool.idleCount);
+        },
+      });
+      new client.Gauge({
+        name: 'herald_db_pool_waiting',
+        help: 'Queries of this process waiting for a free PostgreSQL pool connection',
+        registers,
+        collect() {
+          this.set(pool.waitingCount);
+        },
+      });
       new client.Gauge({ name: 'herald_db_pool_max', help: 'PostgreSQL pool size of this process', registers }).set(pool.options.max ?? 10);
     }
   }

@@ -31,7 +31,10 @@ export function registerOpsRoutes(app: FastifyInstance, deps: OpsDeps): void {
 
   app.get('/readyz', quiet, async (_request, reply) => {
     const { ready, checks } = await checkReadiness(deps.db, deps.dispatcher);
-    return reply.code(ready ? 200 : 503).header('cache-control', 'no-store').send({ status: ready ? 'ok' : 'unavailable', checks });
+    return reply
+      .code(ready ? 200 : 503)
+      .header('cache-control', 'no-store')
+      .send({ status: ready ? 'ok' : 'unavailable', checks });
   });
 
   if (!deps.serveMetrics) return;

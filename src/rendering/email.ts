@@ -2,10 +2,10 @@ import { DeliveryError } from '../channels/channel.js';
 import { invalid } from '../errors.js';
 import type { Campaign } from '../modules/campaigns/campaign.js';
 import type { ContactProfile } from '../modules/contacts/contacts.service.js';
-import { appendPixel, trackLinks, type EmailTracking } from '../modules/tracking/email-links.js';
+import { appendPixel, type EmailTracking, trackLinks } from '../modules/tracking/email-links.js';
 import { htmlToText } from './html-to-text.js';
 import { renderHtmlTemplate, renderTemplate } from './liquid.js';
-import { PREVIEW_SEND_ID, type EmailPreview, type PreviewInput } from './preview.js';
+import { type EmailPreview, PREVIEW_SEND_ID, type PreviewInput } from './preview.js';
 import { templateVariables } from './variables.js';
 
 /** One email, ready for SMTP or the outbox. */

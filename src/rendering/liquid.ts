@@ -22,7 +22,8 @@ export function checkTemplate(source: string): void {
 /** Parsed templates by source: a campaign's templates are parsed once, not once per send. */
 const PARSED_CACHE_SIZE = 500;
 
-const parsedWith = (liquid: Liquid, cache: Map<string, Template[]>, source: string) => lruGet(cache, PARSED_CACHE_SIZE, source, () => liquid.parse(source));
+const parsedWith = (liquid: Liquid, cache: Map<string, Template[]>, source: string) =>
+  lruGet(cache, PARSED_CACHE_SIZE, source, () => liquid.parse(source));
 
 const parsedPlain = new Map<string, Template[]>();
 

@@ -1,6 +1,6 @@
 import type { Config } from '../config.js';
-import type { OutboxMessagesTable } from '../db/schema.js';
 import type { Channel } from '../contract/constants.js';
+import type { OutboxMessagesTable } from '../db/schema.js';
 import { untrackHtml } from '../modules/tracking/email-links.js';
 import { iso } from '../time.js';
 

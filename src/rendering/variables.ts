@@ -5,7 +5,11 @@ import type { ContactProfile } from '../modules/contacts/contacts.service.js';
  * The Liquid variables every template of a send sees (email subject, HTML and text; WhatsApp
  * parameters): `contact`, `campaign` and `unsubscribe_url`. Anything missing renders empty.
  */
-export function templateVariables(contact: ContactProfile, campaign: Pick<Campaign, 'id' | 'name'>, unsubscribeUrl: string): Record<string, unknown> {
+export function templateVariables(
+  contact: ContactProfile,
+  campaign: Pick<Campaign, 'id' | 'name'>,
+  unsubscribeUrl: string,
+): Record<string, unknown> {
   return {
     contact: {
       id: contact.id,

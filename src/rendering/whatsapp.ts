@@ -54,7 +54,16 @@ export async function renderWhatsAppMessage(input: WhatsAppRenderInput): Promise
   };
   if (texts.length > 0) {
     message.template.components = [
-      { type: 'body', parameters: texts.map((text) => ({ type: 'text', text: text.replace(/[\r\n\t]+/g, ' ').replace(/ {5,}/g, ' ').trim() })) },
+      {
+        type: 'body',
+        parameters: texts.map((text) => ({
+          type: 'text',
+          text: text
+            .replace(/[\r\n\t]+/g, ' ')
+            .replace(/ {5,}/g, ' ')
+            .trim(),
+        })),
+      },
     ];
   }
   return message;

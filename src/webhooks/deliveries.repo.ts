@@ -1,4 +1,4 @@
-import { sql, type ExpressionBuilder, type Insertable } from 'kysely';
+import { type ExpressionBuilder, type Insertable, sql } from 'kysely';
 import type { Db } from '../db/connect.js';
 import { kyselyOf, type Queryable } from '../db/queryable.js';
 import type { Database, WebhookDeliveriesTable } from '../db/schema.js';
@@ -162,8 +162,26 @@ export async function deliveryBacklog(db: Queryable, now: number): Promise<{ due
   const row = await kyselyOf(db)
     .selectFrom('webhook_deliveries')
     .select((eb) => [
-      eb.fn.sum<number>(eb.case().when(eb.and([eb('status', '=', 'pending'), eb('next_attempt_at', '<=', now)])).then(1).else(0).end()).as('due'),
-      eb.fn.sum<number>(eb.case().when(eb.and([eb('status', '=', 'pending'), eb('next_attempt_at', '>', now)])).then(1).else(0).end()).as('scheduled'),
+      eb.fn
+        .sum<number>(
+          eb
+            .case()
+            .when(eb.and([eb('status', '=', 'pending'), eb('next_attempt_at', '<=', now)]))
+            .then(1)
+            .else(0)
+            .end(),
+        )
+        .as('due'),
+      eb.fn
+        .sum<number>(
+          eb
+            .case()
+            .when(eb.and([eb('status', '=', 'pending'), eb('next_attempt_at', '>', now)]))
+            .then(1)
+            .else(0)
+            .end(),
+        )
+        .as('scheduled'),
       eb.fn.sum<number>(eb.case().when('status', '=', 'delivering').then(1).else(0).end()).as('in_flight'),
     ])
     .where('status', 'in', ['pending', 'delivering'])

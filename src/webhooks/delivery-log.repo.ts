@@ -7,7 +7,12 @@ import type { WebhookAttemptsTable, WebhookDeliveriesTable } from '../db/schema.
  */
 
 /** The campaign's deliveries, newest first, at most `limit`. */
-export async function selectCampaignDeliveries(db: Queryable, accountId: string, campaignId: string, limit: number): Promise<WebhookDeliveriesTable[]> {
+export async function selectCampaignDeliveries(
+  db: Queryable,
+  accountId: string,
+  campaignId: string,
+  limit: number,
+): Promise<WebhookDeliveriesTable[]> {
   return kyselyOf(db)
     .selectFrom('webhook_deliveries')
     .selectAll()

@@ -34,7 +34,7 @@ export interface EnqueueWebhooksInput {
  * on it) and needs no column of its own.
  */
 export function webhookMessageId(deliveryId: string): string {
-  return 'msg_' + deliveryId.slice(deliveryId.indexOf('_') + 1);
+  return `msg_${deliveryId.slice(deliveryId.indexOf('_') + 1)}`;
 }
 
 /** The exact body of decisions.md (Outbound webhooks); key order is fixed so the bytes are stable. */
@@ -47,7 +47,16 @@ export function campaignSentPayload(input: Pick<EnqueueWebhooksInput, 'campaignI
       campaignId: input.campaignId,
       sendId: input.sendId,
       // Picked one by one: a ContactProfile passed in carries notes, trackers ... that a webhook must not.
-      contact: { id: c.id, name: c.name, emails: c.emails, phones: c.phones, tags: c.tags, fields: c.fields, kpis: c.kpis, metadata: c.metadata },
+      contact: {
+        id: c.id,
+        name: c.name,
+        emails: c.emails,
+        phones: c.phones,
+        tags: c.tags,
+        fields: c.fields,
+        kpis: c.kpis,
+        metadata: c.metadata,
+      },
     },
   });
 }

@@ -1,11 +1,11 @@
 import type { Db } from '../db/connect.js';
 import type { WebhookDeliveriesTable } from '../db/schema.js';
 import { AppError } from '../errors.js';
-import { iso } from '../time.js';
-import { webhookMessageId } from './enqueue.js';
 import { parseStoredJson } from '../json-limits.js';
 import { campaignExists } from '../modules/campaigns/campaigns.service.js';
+import { iso } from '../time.js';
 import { selectCampaignDeliveries, selectDeliveryAttempts } from './delivery-log.repo.js';
+import { webhookMessageId } from './enqueue.js';
 
 export interface WebhookAttemptView {
   id: string;
@@ -43,7 +43,12 @@ export const MAX_LIST_LIMIT = 1000;
  * The webhook delivery log of one campaign, newest delivery first, each with its attempts
  * (the admin panel's log). Another account's campaign answers like one that does not exist.
  */
-export async function listWebhookDeliveries(db: Db, accountId: string, campaignId: string, options: { limit?: number } = {}): Promise<WebhookDeliveryView[]> {
+export async function listWebhookDeliveries(
+  db: Db,
+  accountId: string,
+  campaignId: string,
+  options: { limit?: number } = {},
+): Promise<WebhookDeliveryView[]> {
   const limit = Math.min(Math.max(options.limit ?? DEFAULT_LIST_LIMIT, 1), MAX_LIST_LIMIT);
   // Another account's campaign answers like one that does not exist.
   if (!(await campaignExists(db, accountId, campaignId))) throw new AppError('CAMPAIGN_NOT_FOUND');

@@ -7,9 +7,9 @@ import { retryAt } from '../jobs/backoff.js';
 import { JobRunner } from '../jobs/runner.js';
 import { openWebhookSecret } from '../modules/campaigns/webhook-secret.js';
 import { WEBHOOK_RETRY } from './backoff.js';
-import { claimDue, nextWakeAt, recordAttempt, sealedSecretOf, type ClaimedDelivery } from './deliveries.repo.js';
+import { type ClaimedDelivery, claimDue, nextWakeAt, recordAttempt, sealedSecretOf } from './deliveries.repo.js';
 import { webhookMessageId } from './enqueue.js';
-import { postWebhook, type PostOutcome } from './http-post.js';
+import { type PostOutcome, postWebhook } from './http-post.js';
 
 export type WebhookWorkerLogger = Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
 
@@ -126,12 +126,25 @@ export class WebhookWorker {
     const result = await recordAttempt(
       this.db,
       row,
-      { attemptedAt, finishedAt, durationMs: Math.round(performance.now() - started), statusCode: outcome.statusCode, error: outcome.error },
+      {
+        attemptedAt,
+        finishedAt,
+        durationMs: Math.round(performance.now() - started),
+        statusCode: outcome.statusCode,
+        error: outcome.error,
+      },
       (firstAttemptAt) => retryAt(WEBHOOK_RETRY, row.attempts, finishedAt, firstAttemptAt),
     );
     this.metrics?.webhookAttempt(result);
     // The URL is left out: its query may carry the receiver's token.
-    const fields = { deliveryId: row.id, campaignId: row.campaign_id, attempt: row.attempts, statusCode: outcome.statusCode, error: outcome.error, result };
+    const fields = {
+      deliveryId: row.id,
+      campaignId: row.campaign_id,
+      attempt: row.attempts,
+      statusCode: outcome.statusCode,
+      error: outcome.error,
+      result,
+    };
     if (result === 'delivered') this.logger.debug(fields, 'webhook delivered');
     else if (result === 'failed') this.logger.warn(fields, 'webhook delivery failed for good');
     else this.logger.info(fields, 'webhook attempt failed');
@@ -164,4 +177,3 @@ export class WebhookWorker {
     });
   }
 }
-

@@ -7,7 +7,17 @@ import { createSegment } from '../../src/modules/segments/segments.service.js';
 import { makeKey, randomEmail } from '../helpers/factories.js';
 import { eventually, makeEmailCampaign } from '../helpers/herald.js';
 import { freePort } from '../tracking/helpers.js';
-import { launchBrowser, makePanelAccount, newPanelContext, panelBrowser, publicApi, signIn, startPanelHerald, type PanelHerald, type PanelUser } from './panel.js';
+import {
+  launchBrowser,
+  makePanelAccount,
+  newPanelContext,
+  type PanelHerald,
+  type PanelUser,
+  panelBrowser,
+  publicApi,
+  signIn,
+  startPanelHerald,
+} from './panel.js';
 
 /**
  * The panel under its Content-Security-Policy in Chromium (decisions.md, Admin panel): every page
@@ -40,7 +50,10 @@ describe('admin panel under its Content-Security-Policy', { skip: panelBrowser.s
     const contact = await writeContact(h.db, admin.accountId, { email: randomEmail(), name: 'Grace Hopper', tags: ['vip'] });
     const segment = await createSegment(h.db, admin.accountId, { name: 'VIPs', criteria: { tags: ['vip'] } });
     const { key } = await makeKey(h.db, h.config, admin.accountId);
-    const trigger = await publicApi(h.baseUrl, key, '/api/campaigns/trigger', { campaignId: campaign.id, lead: { email: randomEmail(), name: 'Ada Lovelace' } });
+    const trigger = await publicApi(h.baseUrl, key, '/api/campaigns/trigger', {
+      campaignId: campaign.id,
+      lead: { email: randomEmail(), name: 'Ada Lovelace' },
+    });
     assert.equal(trigger.status, 200, JSON.stringify(trigger.body));
     const outbox = await eventually(
       () => h.db.kysely.selectFrom('outbox_messages').select('id').where('send_id', '=', trigger.body.sendId).executeTakeFirst(),
@@ -52,7 +65,9 @@ describe('admin panel under its Content-Security-Policy', { skip: panelBrowser.s
     browser = await launchBrowser();
     const context = await newPanelContext(browser, h.baseUrl);
     await context.addInitScript(() => {
-      document.addEventListener('securitypolicyviolation', (e) => console.error(`CSP violation event: ${e.violatedDirective} ${e.blockedURI}`));
+      document.addEventListener('securitypolicyviolation', (e) =>
+        console.error(`CSP violation event: ${e.violatedDirective} ${e.blockedURI}`),
+      );
     });
     page = await context.newPage();
     page.on('console', (message) => {
@@ -127,7 +142,10 @@ describe('admin panel under its Content-Security-Policy', { skip: panelBrowser.s
       await page.waitForLoadState('networkidle');
     }
     const after = await campaignStats(h.db, admin.accountId, ids.campaign);
-    assert.deepEqual([after.opens, after.uniqueOpens, after.clicks, after.uniqueClicks], [before.opens, before.uniqueOpens, before.clicks, before.uniqueClicks]);
+    assert.deepEqual(
+      [after.opens, after.uniqueOpens, after.clicks, after.uniqueClicks],
+      [before.opens, before.uniqueOpens, before.clicks, before.uniqueClicks],
+    );
     assert.deepEqual([after.opens, after.clicks], [0, 0]);
     assert.deepEqual(await h.db.kysely.selectFrom('engagements').select('kind').where('send_id', '=', ids.send).execute(), []);
   });

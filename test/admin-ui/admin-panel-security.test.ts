@@ -5,7 +5,19 @@ import { writeContact } from '../../src/modules/contacts/contacts.service.js';
 import { createField } from '../../src/modules/definitions/definitions.service.js';
 import { randomEmail } from '../helpers/factories.js';
 import { makeEmailCampaign } from '../helpers/herald.js';
-import { addPanelUser, apiFromPage, launchBrowser, panelBrowser, makePanelAccount, newPanelContext, screenshot, signIn, startPanelHerald, type PanelHerald, type PanelUser } from './panel.js';
+import {
+  addPanelUser,
+  apiFromPage,
+  launchBrowser,
+  makePanelAccount,
+  newPanelContext,
+  type PanelHerald,
+  type PanelUser,
+  panelBrowser,
+  screenshot,
+  signIn,
+  startPanelHerald,
+} from './panel.js';
 
 /** Roles, tenants, CSRF, and the panel on a narrow screen with the keyboard only. */
 describe('admin panel: who sees what, and what is refused', { skip: panelBrowser.skip }, () => {
@@ -69,7 +81,12 @@ describe('admin panel: who sees what, and what is refused', { skip: panelBrowser
     await page.goto(`/admin/contacts/${other.contactId}`);
     await page.getByRole('heading', { name: 'Not found' }).waitFor();
 
-    for (const path of [`/admin/api/campaigns/${other.campaignId}`, `/admin/api/campaigns/${other.campaignId}/stats`, `/admin/api/contacts/${other.contactId}`, `/admin/api/contacts/${other.contactId}/activity`]) {
+    for (const path of [
+      `/admin/api/campaigns/${other.campaignId}`,
+      `/admin/api/campaigns/${other.campaignId}/stats`,
+      `/admin/api/contacts/${other.contactId}`,
+      `/admin/api/contacts/${other.contactId}/activity`,
+    ]) {
       assert.equal((await apiFromPage(page, 'GET', path)).status, 404, path);
     }
     const patch = await apiFromPage(page, 'PATCH', `/admin/api/campaigns/${other.campaignId}`, { body: { active: false }, csrf: true });
@@ -87,8 +104,13 @@ describe('admin panel: who sees what, and what is refused', { skip: panelBrowser
 
     // A form post (what another site could make the browser send): the session cookie goes
     // along on the same site, the token cannot.
-    await page.setContent(`<form method="post" action="${h.baseUrl}/admin/api/fields"><input name="name" value="csrf_form"><input name="type" value="string"><button>Go</button></form>`);
-    const [response] = await Promise.all([page.waitForResponse(`${h.baseUrl}/admin/api/fields`), page.getByRole('button', { name: 'Go' }).click()]);
+    await page.setContent(
+      `<form method="post" action="${h.baseUrl}/admin/api/fields"><input name="name" value="csrf_form"><input name="type" value="string"><button>Go</button></form>`,
+    );
+    const [response] = await Promise.all([
+      page.waitForResponse(`${h.baseUrl}/admin/api/fields`),
+      page.getByRole('button', { name: 'Go' }).click(),
+    ]);
     assert.equal(response.status(), 403, 'refused before the body is read');
 
     await page.goto('/admin/fields');

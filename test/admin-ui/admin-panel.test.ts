@@ -5,7 +5,17 @@ import { writeContact } from '../../src/modules/contacts/contacts.service.js';
 import { WebhookReceiver } from '../fakes/webhook-receiver.js';
 import { randomEmail } from '../helpers/factories.js';
 import { eventually } from '../helpers/herald.js';
-import { launchBrowser, panelBrowser, makePanelAccount, newPanelContext, publicApi, screenshot, startPanelHerald, type PanelHerald, type PanelUser } from './panel.js';
+import {
+  launchBrowser,
+  makePanelAccount,
+  newPanelContext,
+  type PanelHerald,
+  type PanelUser,
+  panelBrowser,
+  publicApi,
+  screenshot,
+  startPanelHerald,
+} from './panel.js';
 
 /**
  * The administrator's story of the issue, in one browser session: sign in, make a key, define
@@ -98,7 +108,8 @@ describe('admin panel: an administrator sets up, runs and watches a campaign', {
     assert.match(await fieldError(page, 'Name'), /name/i);
 
     await page.getByLabel('Name', { exact: true }).fill('Shop back end');
-    for (const scope of ['leads:write', 'events:write', 'campaigns:trigger']) assert.equal(await page.getByRole('checkbox', { name: new RegExp(scope) }).isChecked(), true);
+    for (const scope of ['leads:write', 'events:write', 'campaigns:trigger'])
+      assert.equal(await page.getByRole('checkbox', { name: new RegExp(scope) }).isChecked(), true);
     assert.equal(await page.getByRole('checkbox', { name: 'Active' }).isChecked(), true);
     await page.getByRole('checkbox', { name: 'Expires automatically' }).check();
     assert.equal(await page.getByLabel('Expiration date').inputValue(), oneMonthFromTodayUtc(), 'the form proposes one month from today');
@@ -126,15 +137,23 @@ describe('admin panel: an administrator sets up, runs and watches a campaign', {
     await row.getByRole('button', { name: 'Switch off' }).click();
     await row.getByText('Inactive', { exact: true }).waitFor();
     // Key look-ups are cached for 500 ms per process: refused within a second.
-    const refused = await eventually(async () => {
-      const r = await publicApi(h.baseUrl, apiKey, '/api/leads', { email });
-      return r.status === 403 ? r : undefined;
-    }, 3000, '403 for the switched-off key');
+    const refused = await eventually(
+      async () => {
+        const r = await publicApi(h.baseUrl, apiKey, '/api/leads', { email });
+        return r.status === 403 ? r : undefined;
+      },
+      3000,
+      '403 for the switched-off key',
+    );
     assert.equal(refused.body.message, 'API key is not active');
 
     await row.getByRole('button', { name: 'Switch on' }).click();
     await row.getByText('Active', { exact: true }).waitFor();
-    await eventually(async () => (await publicApi(h.baseUrl, apiKey, '/api/leads', { email })).status === 200, 3000, 'the key to work again');
+    await eventually(
+      async () => (await publicApi(h.baseUrl, apiKey, '/api/leads', { email })).status === 200,
+      3000,
+      'the key to work again',
+    );
   });
 
   test('defines a custom field and a KPI, and a contact write through the API uses them', async () => {
@@ -158,7 +177,11 @@ describe('admin panel: an administrator sets up, runs and watches a campaign', {
     await page.getByRole('alert').waitFor();
     await screenshot(page, '04-kpis');
 
-    const write = await publicApi(h.baseUrl, apiKey, '/api/leads', { email, fields: [{ key: 'city', value: 'Paris' }], kpis: { ltv: 120 } });
+    const write = await publicApi(h.baseUrl, apiKey, '/api/leads', {
+      email,
+      fields: [{ key: 'city', value: 'Paris' }],
+      kpis: { ltv: 120 },
+    });
     assert.equal(write.status, 200, JSON.stringify(write.body));
     await page.goto(`/admin/contacts/${contactId}`);
     const fields = page.getByRole('region', { name: 'Fields' });
@@ -174,13 +197,25 @@ describe('admin panel: an administrator sets up, runs and watches a campaign', {
     await page.getByLabel('Name', { exact: true }).fill('Welcome');
     await page.getByLabel('From').fill('Acme <news@acme.test>');
     await page.getByLabel('Subject').fill('Welcome, {{ contact.name }}');
-    await page.getByLabel('HTML body').fill('<h1>Hello {{ contact.name }}</h1><p>Enjoy {{ contact.fields.city }}.</p><p><a href="https://acme.test/start">Get started</a></p>');
+    await page
+      .getByLabel('HTML body')
+      .fill(
+        '<h1>Hello {{ contact.name }}</h1><p>Enjoy {{ contact.fields.city }}.</p><p><a href="https://acme.test/start">Get started</a></p>',
+      );
     await page.getByLabel('Trigger mode').selectOption('immediate');
     await page.getByRole('button', { name: 'Add webhook' }).click();
     await page.getByLabel('Webhook 1', { exact: true }).fill('ftp://example.com/hook');
     await page.getByRole('button', { name: 'Create campaign' }).click();
     assert.ok((await fieldError(page, 'Webhook 1')).length > 0, 'the bad webhook is named next to its field');
-    assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('aria-label') ?? (document.activeElement as HTMLInputElement | null)?.labels?.[0]?.textContent), 'Webhook 1', 'focus moves to the field at fault');
+    assert.equal(
+      await page.evaluate(
+        () =>
+          document.activeElement?.getAttribute('aria-label') ??
+          (document.activeElement as HTMLInputElement | null)?.labels?.[0]?.textContent,
+      ),
+      'Webhook 1',
+      'focus moves to the field at fault',
+    );
 
     await page.getByLabel('Webhook 1', { exact: true }).fill(receiver.url('/hook'));
     await page.getByRole('button', { name: 'Create campaign' }).click();
@@ -236,7 +271,11 @@ describe('admin panel: an administrator sets up, runs and watches a campaign', {
     await page.getByRole('link', { name: 'Welcome aboard, Ada Lovelace' }).click();
     await page.getByText(email).first().waitFor();
     await page.frameLocator('iframe[title="Message HTML"]').getByText('Enjoy Paris.').waitFor();
-    assert.equal(await page.locator('iframe[title="Message HTML"]').getAttribute('sandbox'), 'allow-same-origin', 'the HTML is in a sandboxed frame: no scripts, forms or popups');
+    assert.equal(
+      await page.locator('iframe[title="Message HTML"]').getAttribute('sandbox'),
+      'allow-same-origin',
+      'the HTML is in a sandboxed frame: no scripts, forms or popups',
+    );
     await screenshot(page, '08-outbox-message');
     await page.getByRole('link', { name: '← Outbox' }).click();
     await page.getByRole('row', { name: /Welcome aboard/ }).waitFor();
@@ -253,7 +292,13 @@ describe('admin panel: an administrator sets up, runs and watches a campaign', {
   });
 
   test('finds the contact by email, name and tag; its activity shows the event and the send, newest first; a note is added', async () => {
-    const event = await publicApi(h.baseUrl, apiKey, '/api/events', { type: 'purchase', leadId: contactId, value: '49.90', metadata: { plan: 'pro' }, url: 'https://shop.example.com/cart?x=1' });
+    const event = await publicApi(h.baseUrl, apiKey, '/api/events', {
+      type: 'purchase',
+      leadId: contactId,
+      value: '49.90',
+      metadata: { plan: 'pro' },
+      url: 'https://shop.example.com/cart?x=1',
+    });
     assert.equal(event.status, 200, JSON.stringify(event.body));
     await publicApi(h.baseUrl, apiKey, '/api/leads', { email: randomEmail(), name: 'Grace Hopper', phone: '+33612345678' });
 
@@ -263,7 +308,9 @@ describe('admin panel: an administrator sets up, runs and watches a campaign', {
     // The previous search's rows stay on screen until the new answer arrives: wait for the
     // answer to this search, then for the list to show it (header row + one contact).
     const search = async (param: 'q' | 'tag', value: string, expected: string) => {
-      const answered = page.waitForResponse((r) => r.url().includes('/admin/api/contacts?') && new URL(r.url()).searchParams.get(param) === value);
+      const answered = page.waitForResponse(
+        (r) => r.url().includes('/admin/api/contacts?') && new URL(r.url()).searchParams.get(param) === value,
+      );
       await page.getByRole('button', { name: 'Search' }).click();
       await answered;
       await page.getByRole('link', { name: expected }).waitFor();
@@ -299,7 +346,17 @@ describe('admin panel: an administrator sets up, runs and watches a campaign', {
     await page.getByLabel('Segment name').fill('Pro buyers in Paris');
     await page.getByLabel('Event type').fill('purchase');
     await page.getByLabel('Within the last (days)').fill('91');
-    assert.match(await eventually(async () => ((await page.getByLabel('Within the last (days)').getAttribute('aria-invalid')) === 'true' ? fieldError(page, 'Within the last (days)') : undefined), 5000, 'the 90-day limit error'), /90/);
+    assert.match(
+      await eventually(
+        async () =>
+          (await page.getByLabel('Within the last (days)').getAttribute('aria-invalid')) === 'true'
+            ? fieldError(page, 'Within the last (days)')
+            : undefined,
+        5000,
+        'the 90-day limit error',
+      ),
+      /90/,
+    );
     await page.getByLabel('Within the last (days)').fill('30');
     await page.getByLabel('Metadata key (optional)').fill('plan');
     await page.getByLabel('Metadata value').fill('free');

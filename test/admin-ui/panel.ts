@@ -6,9 +6,9 @@ import type { Db } from '../../src/db/connect.js';
 import type { Herald } from '../../src/herald.js';
 import { createAccount, type Plan } from '../../src/modules/accounts/accounts.service.js';
 import type { Role } from '../../src/modules/users/users.service.js';
-import { startService } from '../helpers/harness.js';
 import { browserForTests } from '../helpers/browser.js';
 import { makeUser, uniq } from '../helpers/factories.js';
+import { startService } from '../helpers/harness.js';
 
 /**
  * The admin panel's browser tests: the whole service (API, panel, dispatcher, webhooks)
@@ -88,7 +88,12 @@ export async function screenshot(page: Page, name: string): Promise<void> {
 }
 
 /** The admin API from inside the page: same cookie, optionally the CSRF token. */
-export async function apiFromPage(page: Page, method: string, path: string, options: { body?: unknown; csrf?: boolean } = {}): Promise<{ status: number; body: any }> {
+export async function apiFromPage(
+  page: Page,
+  method: string,
+  path: string,
+  options: { body?: unknown; csrf?: boolean } = {},
+): Promise<{ status: number; body: any }> {
   return page.evaluate(
     async ({ method, path, body, csrf }) => {
       const headers: Record<string, string> = {};
@@ -97,7 +102,12 @@ export async function apiFromPage(page: Page, method: string, path: string, opti
         const session = await (await fetch('/admin/api/session', { credentials: 'same-origin' })).json();
         headers['x-csrf-token'] = session.csrfToken;
       }
-      const res = await fetch(path, { method, credentials: 'same-origin', headers, body: body === undefined ? undefined : JSON.stringify(body) });
+      const res = await fetch(path, {
+        method,
+        credentials: 'same-origin',
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
       const text = await res.text();
       let parsed: unknown = text;
       try {
@@ -113,7 +123,11 @@ export async function apiFromPage(page: Page, method: string, path: string, opti
 
 /** The public API, called from the test process like a customer's back end. */
 export async function publicApi(baseUrl: string, key: string, path: string, body: unknown): Promise<{ status: number; body: any }> {
-  const res = await fetch(baseUrl + path, { method: 'POST', headers: { 'content-type': 'application/json', 'x-service-api-key': key }, body: JSON.stringify(body) });
+  const res = await fetch(baseUrl + path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-service-api-key': key },
+    body: JSON.stringify(body),
+  });
   const text = await res.text();
   let parsed: unknown = text;
   try {

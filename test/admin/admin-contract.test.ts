@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { newId } from '../../src/ids.js';
-import { startTestApp, type TestApp } from '../helpers/app.js';
 import { registeredRoutes } from '../fuzz/routes.js';
+import { startTestApp, type TestApp } from '../helpers/app.js';
 import { assertError, signedIn } from './helpers.js';
 
 /**
@@ -87,17 +87,25 @@ describe('the admin OpenAPI document', () => {
     const pub = await t.app.inject({ method: 'GET', url: '/openapi.json' });
     const paths = Object.keys(pub.json().paths);
     assert.ok(paths.length > 0);
-    assert.deepEqual(paths.filter((p) => p.startsWith('/admin')), [], 'no admin route in the public document');
+    assert.deepEqual(
+      paths.filter((p) => p.startsWith('/admin')),
+      [],
+      'no admin route in the public document',
+    );
   });
 });
 
-describe('a wrong choice answers the campaign settings\' message', () => {
-  test('channel, schedule and mode, on create, update and in a preview\'s edits', async () => {
+describe("a wrong choice answers the campaign settings' message", () => {
+  test("channel, schedule and mode, on create, update and in a preview's edits", async () => {
     const { panel } = await signedIn(t);
     const detail = (body: any, path: string) => body.details.find((d: { path: string }) => d.path === path)?.message;
     let res = assertError(await panel.post('/campaigns', { name: 'x', channel: 'sms' }), 400, 'Validation Error', '/channel');
     assert.equal(detail(res, '/channel'), 'channel must be email or whatsapp');
-    res = assertError(await panel.post('/campaigns', { name: 'x', channel: 'email', schedule: 'cron', mode: 'later' }), 400, 'Validation Error');
+    res = assertError(
+      await panel.post('/campaigns', { name: 'x', channel: 'email', schedule: 'cron', mode: 'later' }),
+      400,
+      'Validation Error',
+    );
     assert.deepEqual(res.details, [
       { path: '/schedule', message: 'schedule must be api or manual' },
       { path: '/mode', message: 'mode must be immediate or delay' },
@@ -105,7 +113,12 @@ describe('a wrong choice answers the campaign settings\' message', () => {
     const { id } = (await panel.post('/campaigns', { name: 'Draft', channel: 'email' })).body;
     res = assertError(await panel.patch(`/campaigns/${id}`, { channel: 7 }), 400, 'Validation Error', '/channel');
     assert.equal(detail(res, '/channel'), 'channel must be email or whatsapp');
-    res = assertError(await panel.post(`/campaigns/${id}/preview`, { contactId: newId('ld'), campaign: { mode: 'soon' } }), 400, 'Validation Error', '/campaign/mode');
+    res = assertError(
+      await panel.post(`/campaigns/${id}/preview`, { contactId: newId('ld'), campaign: { mode: 'soon' } }),
+      400,
+      'Validation Error',
+      '/campaign/mode',
+    );
     assert.equal(detail(res, '/campaign/mode'), 'mode must be immediate or delay');
   });
 });

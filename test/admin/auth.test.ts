@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { randomEmail } from '../helpers/factories.js';
-import { assertError, login, makeUser, panel, PASSWORD, signIn } from './helpers.js';
+import { assertError, login, makeUser, PASSWORD, panel, signIn } from './helpers.js';
 
 /** docs/admin-api.md, Sessions, CSRF, roles: sign-in, sign-out, the session, its expiry, CSRF. */
 
@@ -53,7 +53,12 @@ describe('sign-in', () => {
   });
 
   test('login body members are required and typed (400 Validation Error)', async () => {
-    assertError(await t.app.inject({ method: 'POST', url: '/admin/api/login', payload: { email: 'a@example.com' } }).then(toReply), 400, 'Validation Error', '/password');
+    assertError(
+      await t.app.inject({ method: 'POST', url: '/admin/api/login', payload: { email: 'a@example.com' } }).then(toReply),
+      400,
+      'Validation Error',
+      '/password',
+    );
   });
 
   test('the session token is stored hashed: the sessions table never holds the cookie value', async () => {
@@ -75,7 +80,8 @@ describe('sign-in', () => {
     const token = p.cookie.split('=')[1]!;
     const all = t.logs.join('');
     assert.ok(all.length > 0);
-    for (const secret of [PASSWORD, 'a wrong password 123', token, p.csrf]) assert.ok(!all.includes(secret), `log holds a secret: ${secret}`);
+    for (const secret of [PASSWORD, 'a wrong password 123', token, p.csrf])
+      assert.ok(!all.includes(secret), `log holds a secret: ${secret}`);
   });
 });
 
@@ -108,7 +114,11 @@ describe('session', () => {
   test('an expired session is refused (401) and removed', async () => {
     const user = await makeUser(t);
     const p = await signIn(t, user.email);
-    await t.db.kysely.updateTable('sessions').set({ expires_at: Date.now() - 1 }).where('user_id', '=', user.userId).execute();
+    await t.db.kysely
+      .updateTable('sessions')
+      .set({ expires_at: Date.now() - 1 })
+      .where('user_id', '=', user.userId)
+      .execute();
     assertError(await p.get('/session'), 401, 'Not signed in');
     const rows = await t.db.kysely.selectFrom('sessions').select('id').where('user_id', '=', user.userId).execute();
     assert.equal(rows.length, 0);
@@ -123,7 +133,10 @@ describe('session', () => {
     assert.equal(res.status, 200);
     const row = await t.db.kysely.selectFrom('sessions').select('expires_at').where('user_id', '=', user.userId).executeTakeFirstOrThrow();
     assert.ok(Number(row.expires_at) > Date.now() + 7 * 24 * 3600 * 1000 - 60_000, 'expiry moved to 7 days from now');
-    assert.ok(res.cookies.some((c) => c.name === 'herald_session' && c.maxAge === 7 * 24 * 3600), 'cookie sent again');
+    assert.ok(
+      res.cookies.some((c) => c.name === 'herald_session' && c.maxAge === 7 * 24 * 3600),
+      'cookie sent again',
+    );
   });
 
   test('a deleted user is signed out at once', async () => {
@@ -155,7 +168,12 @@ describe('CSRF', () => {
     const p = await signIn(t, user.email);
     const other = await signIn(t, (await makeUser(t)).email);
     const wrong = { 'x-csrf-token': other.csrf, 'content-type': 'application/json' };
-    for (const [method, url] of [['POST', '/kpis'], ['PATCH', '/account'], ['PUT', '/segments/seg_x'], ['DELETE', '/keys/key_x']] as const) {
+    for (const [method, url] of [
+      ['POST', '/kpis'],
+      ['PATCH', '/account'],
+      ['PUT', '/segments/seg_x'],
+      ['DELETE', '/keys/key_x'],
+    ] as const) {
       const res = await p.raw({ method, url: `/admin/api${url}`, headers: wrong, payload: {} });
       assertError(res, 403, 'Invalid CSRF token');
     }
@@ -180,7 +198,10 @@ describe('CSRF', () => {
 describe('the admin API stays out of the public API', () => {
   test('admin routes are not in /openapi.json', async () => {
     const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json() as { paths: Record<string, unknown> };
-    assert.deepEqual(Object.keys(doc.paths).filter((p) => p.startsWith('/admin')), []);
+    assert.deepEqual(
+      Object.keys(doc.paths).filter((p) => p.startsWith('/admin')),
+      [],
+    );
   });
 
   test('an unknown admin API path is a JSON 404', async () => {

@@ -3,9 +3,9 @@ import { after, before, describe, test } from 'node:test';
 import { newId } from '../../src/ids.js';
 import { writeContact } from '../../src/modules/contacts/contacts.service.js';
 import { triggerCampaign } from '../../src/modules/sends/trigger.service.js';
+import { WebhookReceiver } from '../fakes/webhook-receiver.js';
 import { randomEmail, randomPhone } from '../helpers/factories.js';
 import { eventually, sendRow, startTestHerald, type TestHerald } from '../helpers/herald.js';
-import { WebhookReceiver } from '../fakes/webhook-receiver.js';
 import { assertError, signedIn } from './helpers.js';
 
 /** docs/admin-api.md, Campaigns: CRUD, stats, preview, test-send and webhook deliveries, with the real dispatcher. */
@@ -21,7 +21,12 @@ after(async () => {
   await receiver.close();
 });
 
-const complete = { from: 'Acme <news@acme.test>', subject: 'Hello {{ contact.name }}', html: '<p>Hi {{ contact.name }}, from {{ contact.fields.city }}</p>', text: 'Hi {{ contact.name }}' };
+const complete = {
+  from: 'Acme <news@acme.test>',
+  subject: 'Hello {{ contact.name }}',
+  html: '<p>Hi {{ contact.name }}, from {{ contact.fields.city }}</p>',
+  text: 'Hi {{ contact.name }}',
+};
 const contact = (accountId: string, lead: Parameters<typeof writeContact>[2] = {}) =>
   writeContact(t.db, accountId, { email: randomEmail(), name: 'Ada Lovelace', ...lead }).then((r) => r.id);
 const outboxOf = (sendId: string) => t.db.kysely.selectFrom('outbox_messages').selectAll().where('send_id', '=', sendId).executeTakeFirst();
@@ -35,9 +40,25 @@ describe('campaign settings', () => {
     assert.match(created.body.webhookSecret, /^whsec_/);
     const got = await panel.get(`/campaigns/${created.body.id}`);
     assert.deepEqual(Object.keys(got.body).sort(), [
-      'active', 'channel', 'cooldownDays', 'createdAt', 'delaySeconds', 'email', 'id', 'mode', 'name', 'reentry', 'schedule', 'updatedAt', 'webhooks', 'whatsapp',
+      'active',
+      'channel',
+      'cooldownDays',
+      'createdAt',
+      'delaySeconds',
+      'email',
+      'id',
+      'mode',
+      'name',
+      'reentry',
+      'schedule',
+      'updatedAt',
+      'webhooks',
+      'whatsapp',
     ]);
-    assert.deepEqual([got.body.active, got.body.schedule, got.body.mode, got.body.email.subject], [true, 'api', 'immediate', complete.subject]);
+    assert.deepEqual(
+      [got.body.active, got.body.schedule, got.body.mode, got.body.email.subject],
+      [true, 'api', 'immediate', complete.subject],
+    );
     assert.deepEqual((await panel.get('/campaigns')).body.items, [got.body]);
   });
 
@@ -46,7 +67,10 @@ describe('campaign settings', () => {
     const { id } = (await panel.post('/campaigns', { name: 'Draft', channel: 'email' })).body;
     const res = await panel.patch(`/campaigns/${id}`, { ...complete, mode: 'delay', delaySeconds: 60, name: 'Renamed' });
     assert.equal(res.status, 200, JSON.stringify(res.body));
-    assert.deepEqual([res.body.name, res.body.mode, res.body.delaySeconds, res.body.email.from, res.body.active], ['Renamed', 'delay', 60, complete.from, false]);
+    assert.deepEqual(
+      [res.body.name, res.body.mode, res.body.delaySeconds, res.body.email.from, res.body.active],
+      ['Renamed', 'delay', 60, complete.from, false],
+    );
   });
 
   test('activation refusals are 400 at /active: incomplete settings, WhatsApp on the free plan', async () => {
@@ -62,7 +86,12 @@ describe('campaign settings', () => {
     const { panel } = await signedIn(t);
     assertError(await panel.post('/campaigns', { name: 'x', channel: 'sms' }), 400, 'Validation Error', '/channel');
     assertError(await panel.post('/campaigns', { channel: 'email' }), 400, 'Validation Error', '/name');
-    assertError(await panel.post('/campaigns', { name: 'x', channel: 'email', delaySeconds: '60' }), 400, 'Validation Error', '/delaySeconds');
+    assertError(
+      await panel.post('/campaigns', { name: 'x', channel: 'email', delaySeconds: '60' }),
+      400,
+      'Validation Error',
+      '/delaySeconds',
+    );
     assertError(await panel.post('/campaigns', { name: 'x', channel: 'email', colour: 'red' }), 400, 'Validation Error', '/colour');
     assertError(await panel.post('/campaigns', { name: 'x', channel: 'email', html: '{% if %}' }), 400, 'Validation Error', '/html');
     assertError(await panel.patch(`/campaigns/${newId('cmp')}`, { name: 'x' }), 404, 'Campaign not found');
@@ -80,7 +109,10 @@ describe('preview', () => {
     assert.equal(saved.body.subject, 'Hello Ada Lovelace');
     assert.match(saved.body.html, /Hi Ada Lovelace, from Paris/);
     assert.match(saved.body.text, /^Hi Ada Lovelace/);
-    const edited = await panel.post(`/campaigns/${id}/preview`, { contactId, campaign: { subject: 'Unsaved {{ contact.name }}!', html: '<b>{{ contact.email }}</b>' } });
+    const edited = await panel.post(`/campaigns/${id}/preview`, {
+      contactId,
+      campaign: { subject: 'Unsaved {{ contact.name }}!', html: '<b>{{ contact.email }}</b>' },
+    });
     assert.equal(edited.body.subject, 'Unsaved Ada Lovelace!');
     assert.match(edited.body.html, /^<b>user[0-9a-f]+@example\.com<\/b>/);
     assert.equal((await panel.get(`/campaigns/${id}`)).body.email.subject, complete.subject, 'the edits are not saved');
@@ -101,7 +133,15 @@ describe('preview', () => {
 
   test('WhatsApp: template, language and the rendered parameters', async () => {
     const { panel, accountId } = await signedIn(t);
-    const { id } = (await panel.post('/campaigns', { name: 'WA', channel: 'whatsapp', whatsappTemplate: 'reminder', language: 'en_US', whatsappParams: ['{{ contact.name }}', 'tomorrow'] })).body;
+    const { id } = (
+      await panel.post('/campaigns', {
+        name: 'WA',
+        channel: 'whatsapp',
+        whatsappTemplate: 'reminder',
+        language: 'en_US',
+        whatsappParams: ['{{ contact.name }}', 'tomorrow'],
+      })
+    ).body;
     const contactId = await contact(accountId, { phone: randomPhone() });
     const res = await panel.post(`/campaigns/${id}/preview`, { contactId });
     assert.deepEqual(res.body, { template: 'reminder', language: 'en_US', params: ['Ada Lovelace', 'tomorrow'] });
@@ -111,8 +151,18 @@ describe('preview', () => {
     const { panel, accountId } = await signedIn(t);
     const { id } = (await panel.post('/campaigns', { name: 'P', channel: 'email', ...complete })).body;
     const contactId = await contact(accountId);
-    assertError(await panel.post(`/campaigns/${id}/preview`, { contactId, campaign: { html: '{% if %}' } }), 400, 'Validation Error', '/campaign/html');
-    assertError(await panel.post(`/campaigns/${id}/preview`, { contactId, campaign: { colour: 'red' } }), 400, 'Validation Error', '/campaign/colour');
+    assertError(
+      await panel.post(`/campaigns/${id}/preview`, { contactId, campaign: { html: '{% if %}' } }),
+      400,
+      'Validation Error',
+      '/campaign/html',
+    );
+    assertError(
+      await panel.post(`/campaigns/${id}/preview`, { contactId, campaign: { colour: 'red' } }),
+      400,
+      'Validation Error',
+      '/campaign/colour',
+    );
     assertError(await panel.post(`/campaigns/${id}/preview`, {}), 400, 'Validation Error', '/contactId');
     assertError(await panel.post(`/campaigns/${id}/preview`, { contactId: newId('ld') }), 404, 'Lead not found');
     assertError(await panel.post(`/campaigns/${newId('cmp')}/preview`, { contactId }), 404, 'Campaign not found');
@@ -122,22 +172,31 @@ describe('preview', () => {
 describe('test send', () => {
   test('delivered through the channel (outbox), marked test, outside statistics, allowance and re-entry, no webhooks', async () => {
     const { panel, accountId } = await signedIn(t);
-    const { id } = (await panel.post('/campaigns', { name: 'T', channel: 'email', ...complete, active: true, webhooks: [receiver.url('/test-send')] })).body;
+    const { id } = (
+      await panel.post('/campaigns', { name: 'T', channel: 'email', ...complete, active: true, webhooks: [receiver.url('/test-send')] })
+    ).body;
     const contactId = await contact(accountId);
     const res = await panel.post(`/campaigns/${id}/test-send`, { contactId });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.match(res.body.sendId, /^snd_/);
-    const row = await eventually(async () => {
-      const send = await sendRow(t.db, res.body.sendId);
-      return send.status === 'sent' ? send : undefined;
-    }, 5000, 'the test send sent');
+    const row = await eventually(
+      async () => {
+        const send = await sendRow(t.db, res.body.sendId);
+        return send.status === 'sent' ? send : undefined;
+      },
+      5000,
+      'the test send sent',
+    );
     assert.equal(row.test, 1);
     assert.equal((await outboxOf(res.body.sendId))?.subject, 'Hello Ada Lovelace');
 
     const stats = (await panel.get(`/campaigns/${id}/stats`)).body;
     assert.equal(stats.totals.sent, 0, 'not in the totals');
     assert.equal(stats.totals.processed, 0);
-    assert.ok(stats.days.every((d: { sent: number }) => d.sent === 0), 'not in the days');
+    assert.ok(
+      stats.days.every((d: { sent: number }) => d.sent === 0),
+      'not in the days',
+    );
     assert.equal((await panel.get('/account')).body.usedThisMonth, 0, 'not counted against the allowance');
     const deliveries = await t.db.kysely.selectFrom('webhook_deliveries').select('id').where('send_id', '=', res.body.sendId).execute();
     assert.deepEqual(deliveries, [], 'the customer webhooks are not called for a test');
@@ -198,10 +257,14 @@ describe('webhook deliveries and the outbox', () => {
     const url = receiver.url('/deliveries');
     const { id } = (await panel.post('/campaigns', { name: 'W', channel: 'email', ...complete, active: true, webhooks: [url] })).body;
     const { sendId } = await triggerCampaign({ db: t.db }, accountId, { campaignId: id, lead: await contact(accountId) });
-    const items = await eventually(async () => {
-      const res = await panel.get(`/campaigns/${id}/webhook-deliveries`);
-      return res.body.items?.[0]?.status === 'delivered' ? res.body.items : undefined;
-    }, 8000, 'the webhook delivered');
+    const items = await eventually(
+      async () => {
+        const res = await panel.get(`/campaigns/${id}/webhook-deliveries`);
+        return res.body.items?.[0]?.status === 'delivered' ? res.body.items : undefined;
+      },
+      8000,
+      'the webhook delivered',
+    );
     assert.equal(items.length, 1);
     assert.equal(items[0].url, url);
     assert.equal(items[0].sendId, sendId);
@@ -229,12 +292,15 @@ describe('webhook deliveries and the outbox', () => {
     const { panel, accountId } = await signedIn(t);
     const { id } = (await panel.post('/campaigns', { name: 'O', channel: 'email', ...complete })).body;
     const sendIds: string[] = [];
-    for (let i = 0; i < 5; i++) sendIds.push((await panel.post(`/campaigns/${id}/test-send`, { contactId: await contact(accountId) })).body.sendId);
+    for (let i = 0; i < 5; i++)
+      sendIds.push((await panel.post(`/campaigns/${id}/test-send`, { contactId: await contact(accountId) })).body.sendId);
     await eventually(async () => (await Promise.all(sendIds.map(outboxOf))).every(Boolean), 5000, 'five messages');
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const res: { body: { items: { sendId: string }[]; nextCursor: string | null } } = await panel.get(`/outbox?limit=2${cursor ? `&cursor=${cursor}` : ''}`);
+      const res: { body: { items: { sendId: string }[]; nextCursor: string | null } } = await panel.get(
+        `/outbox?limit=2${cursor ? `&cursor=${cursor}` : ''}`,
+      );
       seen.push(...res.body.items.map((m) => m.sendId));
       cursor = res.body.nextCursor;
     } while (cursor);

@@ -3,8 +3,8 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { hintFirstAdministrator } from '../../src/modules/admin/first-start.js';
 import { captureLogger, openTestDatabase } from '../helpers/harness.js';
 import { makeUser } from './helpers.js';
@@ -47,7 +47,8 @@ test('npm start on an empty database prints the hint once it listens', async () 
   const exited = new Promise((resolve) => child.on('exit', resolve));
   try {
     const deadline = Date.now() + 60_000; // tsx compiles the whole app first: slow on a busy machine
-    while (!output.includes('no users yet') && Date.now() < deadline && child.exitCode === null) await new Promise((r) => setTimeout(r, 50));
+    while (!output.includes('no users yet') && Date.now() < deadline && child.exitCode === null)
+      await new Promise((r) => setTimeout(r, 50));
     assert.match(output, /herald started[\s\S]*no users yet/, output);
     assert.match(output, /bin\/herald user create --account acc_\S* --email \S+ --password .* --role admin/);
   } finally {

@@ -73,8 +73,18 @@ export const randomIp = () => `10.${rnd()}.${rnd()}.${rnd()}`;
 
 export function panel(app: FastifyInstance, cookieValue: string, csrf: string, session: unknown = undefined): Panel {
   const cookie = `herald_session=${cookieValue}`;
-  const send = (method: InjectOptions['method'], url: string, payload?: unknown, headers: Record<string, string> = { 'x-csrf-token': csrf }) =>
-    call(app, { method, url: `/admin/api${url}`, headers: { cookie, ...headers }, ...(payload === undefined ? {} : { payload: payload as object }) });
+  const send = (
+    method: InjectOptions['method'],
+    url: string,
+    payload?: unknown,
+    headers: Record<string, string> = { 'x-csrf-token': csrf },
+  ) =>
+    call(app, {
+      method,
+      url: `/admin/api${url}`,
+      headers: { cookie, ...headers },
+      ...(payload === undefined ? {} : { payload: payload as object }),
+    });
   return {
     cookie,
     csrf,

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { createKey } from '../../src/modules/keys/keys.service.js';
 import { writeContact } from '../../src/modules/contacts/contacts.service.js';
+import { createKey } from '../../src/modules/keys/keys.service.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { randomEmail } from '../helpers/factories.js';
 import { makeEmailCampaign } from '../helpers/herald.js';
@@ -40,7 +40,10 @@ test('a member is refused every key, user and account-edit endpoint, and nothing
     assertError(res, 403, 'Administrators only');
   }
   const keys = (await admin.panel.get('/keys')).body.items;
-  assert.deepEqual(keys.map((k: { id: string; active: boolean }) => [k.id, k.active]), [[key.id, true]]);
+  assert.deepEqual(
+    keys.map((k: { id: string; active: boolean }) => [k.id, k.active]),
+    [[key.id, true]],
+  );
   assert.equal((await admin.panel.get('/users')).body.items.length, 2);
   assert.equal((await admin.panel.get('/account')).body.whatsapp.configured, false);
 });

@@ -18,7 +18,12 @@ after(() => t.close());
 /** The CSP as directive -> sources. */
 function directives(csp: unknown): Map<string, string[]> {
   assert.equal(typeof csp, 'string', 'a Content-Security-Policy header');
-  return new Map((csp as string).split(';').map((d) => d.trim().split(/\s+/)).map(([name, ...sources]) => [name!, sources]));
+  return new Map(
+    (csp as string)
+      .split(';')
+      .map((d) => d.trim().split(/\s+/))
+      .map(([name, ...sources]) => [name!, sources]),
+  );
 }
 
 function assertPanelHeaders(headers: Record<string, unknown>, what: string) {
@@ -53,7 +58,10 @@ describe('the admin panel', () => {
       ['/admin/api/nothing', await t.app.inject({ method: 'GET', url: '/admin/api/nothing?x=1' })],
       ['POST /admin/api/login with a bad body', await t.app.inject({ method: 'POST', url: '/admin/api/login', payload: { email: 1 } })],
     ];
-    assert.deepEqual(answers.map(([, res]) => res.statusCode), [200, 200, 200, 404, 401, 200, 404, 400]);
+    assert.deepEqual(
+      answers.map(([, res]) => res.statusCode),
+      [200, 200, 200, 404, 401, 200, 404, 400],
+    );
     for (const [what, res] of answers) assertPanelHeaders(res.headers, what);
   });
 
@@ -77,7 +85,7 @@ describe('the admin panel', () => {
     assertPanelHeaders(anonymous.headers, 'message frame without a session');
   });
 
-  test('the public API is not given the panel\'s headers', async () => {
+  test("the public API is not given the panel's headers", async () => {
     const res = await t.app.inject({ method: 'POST', url: '/api/leads', payload: {} });
     assert.equal(res.headers['content-security-policy'], undefined);
   });

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { createKey, listKeys } from '../../src/modules/keys/keys.service.js';
 import { writeContact } from '../../src/modules/contacts/contacts.service.js';
 import { recordEvent } from '../../src/modules/events/events.service.js';
+import { createKey, listKeys } from '../../src/modules/keys/keys.service.js';
 import { randomEmail } from '../helpers/factories.js';
 import { eventually, makeEmailCampaign, sendRow, startTestHerald, type TestHerald } from '../helpers/herald.js';
 import { assertError, signedIn } from './helpers.js';
@@ -38,7 +38,10 @@ test("another account's API key: value, edit and delete are 404, the key unchang
 test("another account's user cannot be deleted (404), and A's users are not listed", async () => {
   const { a, b } = await twoTenants();
   assertError(await b.panel.del(`/users/${a.userId}`), 404, 'User not found');
-  assert.deepEqual((await b.panel.get('/users')).body.items.map((u: { id: string }) => u.id), [b.userId]);
+  assert.deepEqual(
+    (await b.panel.get('/users')).body.items.map((u: { id: string }) => u.id),
+    [b.userId],
+  );
   assert.equal((await a.panel.get('/session')).status, 200, 'A still signed in');
 });
 
@@ -87,14 +90,22 @@ test("another account's segment: replace, delete and contacts are 404, the segme
   assertError(await b.panel.get(`/segments/${segment.id}/contacts`), 404, 'Segment not found');
   assert.deepEqual((await b.panel.get('/segments')).body.items, []);
   assert.deepEqual((await a.panel.get('/segments')).body.items, [segment]);
-  assertError(await b.panel.post('/segments/preview', { criteria: { fields: [{ name: 'Secret', value: 'x' }] } }), 400, 'Validation Error', '/criteria/fields/0/name');
+  assertError(
+    await b.panel.post('/segments/preview', { criteria: { fields: [{ name: 'Secret', value: 'x' }] } }),
+    400,
+    'Validation Error',
+    '/criteria/fields/0/name',
+  );
 });
 
 test("a segment counts only its own account's contacts and events", async () => {
   const { a, b } = await twoTenants();
   const aContact = (await writeContact(t.db, a.accountId, { email: randomEmail(), name: 'Alice', tags: ['shared'] })).id;
   await recordEvent(t.db, a.accountId, { type: 'visit', leadId: aContact });
-  assert.equal((await a.panel.post('/segments/preview', { criteria: { tags: ['shared'], event: { type: 'visit', withinDays: 1 } } })).body.count, 1);
+  assert.equal(
+    (await a.panel.post('/segments/preview', { criteria: { tags: ['shared'], event: { type: 'visit', withinDays: 1 } } })).body.count,
+    1,
+  );
   for (const criteria of [{ tags: ['shared'] }, { event: { type: 'visit', withinDays: 1 } }, {}]) {
     const res = await b.panel.post('/segments/preview', { criteria });
     assert.equal(res.status, 200, JSON.stringify(res.body));

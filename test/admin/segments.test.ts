@@ -16,7 +16,8 @@ before(async () => {
 after(() => t.close());
 
 const DAY = 24 * 60 * 60 * 1000;
-const add = (accountId: string, lead: Parameters<typeof writeContact>[2]) => writeContact(t.db, accountId, { email: randomEmail(), name: 'Someone', ...lead }).then((r) => r.id);
+const add = (accountId: string, lead: Parameters<typeof writeContact>[2]) =>
+  writeContact(t.db, accountId, { email: randomEmail(), name: 'Someone', ...lead }).then((r) => r.id);
 const event = (accountId: string, leadId: string, type: string, daysAgo: number, metadata?: Record<string, unknown>) =>
   recordEvent(t.db, accountId, { type, leadId, metadata }, Date.now() - daysAgo * DAY);
 const ids = (body: { items: { id: string }[] }) => body.items.map((c) => c.id).sort();
@@ -57,9 +58,16 @@ describe('criteria', () => {
     await event(accountId, numeric, 'signup', 1, { plan: 12.5 });
     await event(accountId, flagged, 'signup', 1, { 'trial.used': true });
     await event(accountId, none, 'signup', 1);
-    assert.deepEqual(ids(await preview(panel, { event: { type: 'signup', withinDays: 7, metadata: { key: 'plan', value: 'pro' } } })), [pro]);
-    assert.deepEqual(ids(await preview(panel, { event: { type: 'signup', withinDays: 7, metadata: { key: 'plan', value: '12.5' } } })), [numeric]);
-    assert.deepEqual(ids(await preview(panel, { event: { type: 'signup', withinDays: 7, metadata: { key: 'trial.used', value: 'true' } } })), [flagged]);
+    assert.deepEqual(ids(await preview(panel, { event: { type: 'signup', withinDays: 7, metadata: { key: 'plan', value: 'pro' } } })), [
+      pro,
+    ]);
+    assert.deepEqual(ids(await preview(panel, { event: { type: 'signup', withinDays: 7, metadata: { key: 'plan', value: '12.5' } } })), [
+      numeric,
+    ]);
+    assert.deepEqual(
+      ids(await preview(panel, { event: { type: 'signup', withinDays: 7, metadata: { key: 'trial.used', value: 'true' } } })),
+      [flagged],
+    );
     assert.equal((await preview(panel, { event: { type: 'signup', withinDays: 7, metadata: { key: 'plan', value: 'PRO' } } })).count, 0);
   });
 
@@ -71,7 +79,8 @@ describe('criteria', () => {
     await event(accountId, bool, 'flag', 1, { v: true });
     await event(accountId, one, 'flag', 1, { v: 1 });
     await event(accountId, text, 'flag', 1, { v: 'true' });
-    const match = async (value: string) => ids(await preview(panel, { event: { type: 'flag', withinDays: 7, metadata: { key: 'v', value } } }));
+    const match = async (value: string) =>
+      ids(await preview(panel, { event: { type: 'flag', withinDays: 7, metadata: { key: 'v', value } } }));
     assert.deepEqual(await match('true'), [bool, text].sort());
     assert.deepEqual(await match('1'), [one]);
     assert.deepEqual(await match('false'), []);
@@ -89,10 +98,35 @@ describe('criteria', () => {
     const { panel, accountId } = await signedIn(t);
     await makeField(t.db, accountId, 'Score', 'number');
     await makeField(t.db, accountId, 'City', 'location');
-    const a = await add(accountId, { fields: [{ key: 'score', value: 12.5 }, { key: 'City', value: 'Paris' }] });
-    await add(accountId, { fields: [{ key: 'score', value: 12.5 }, { key: 'City', value: 'Lyon' }] });
-    await add(accountId, { fields: [{ key: 'score', value: 3 }, { key: 'City', value: 'Paris' }] });
-    assert.deepEqual(ids(await preview(panel, { fields: [{ name: 'Score', value: '12.50' }, { name: 'city', value: 'Paris' }] })), [a]);
+    const a = await add(accountId, {
+      fields: [
+        { key: 'score', value: 12.5 },
+        { key: 'City', value: 'Paris' },
+      ],
+    });
+    await add(accountId, {
+      fields: [
+        { key: 'score', value: 12.5 },
+        { key: 'City', value: 'Lyon' },
+      ],
+    });
+    await add(accountId, {
+      fields: [
+        { key: 'score', value: 3 },
+        { key: 'City', value: 'Paris' },
+      ],
+    });
+    assert.deepEqual(
+      ids(
+        await preview(panel, {
+          fields: [
+            { name: 'Score', value: '12.50' },
+            { name: 'city', value: 'Paris' },
+          ],
+        }),
+      ),
+      [a],
+    );
   });
 
   test('all parts must hold together; archived contacts are never in a segment', async () => {
@@ -103,7 +137,11 @@ describe('criteria', () => {
     const archived = await add(accountId, { tags: ['vip'], fields: [{ key: 'City', value: 'Paris' }] });
     for (const id of [match, noTag, archived]) await event(accountId, id, 'visit', 1, { page: 'pricing' });
     await panel.patch(`/contacts/${archived}`, { archived: true });
-    const body = await preview(panel, { event: { type: 'visit', withinDays: 90, metadata: { key: 'page', value: 'pricing' } }, tags: ['vip'], fields: [{ name: 'City', value: 'Paris' }] });
+    const body = await preview(panel, {
+      event: { type: 'visit', withinDays: 90, metadata: { key: 'page', value: 'pricing' } },
+      tags: ['vip'],
+      fields: [{ name: 'City', value: 'Paris' }],
+    });
     assert.deepEqual(ids(body), [match]);
   });
 
@@ -112,18 +150,53 @@ describe('criteria', () => {
     const id = await add(accountId, {});
     await event(accountId, id, 'visit', 89);
     assert.equal((await preview(panel, { event: { type: 'visit', withinDays: 90 } })).count, 1);
-    assertError(await panel.post('/segments/preview', { criteria: { event: { type: 'visit', withinDays: 91 } } }), 400, 'Validation Error', '/criteria/event/withinDays');
-    assertError(await panel.post('/segments/preview', { criteria: { event: { type: 'visit', withinDays: 0 } } }), 400, 'Validation Error', '/criteria/event/withinDays');
-    assertError(await panel.post('/segments', { name: 'x', criteria: { event: { type: 'visit', withinDays: 91 } } }), 400, 'Validation Error', '/criteria/event/withinDays');
+    assertError(
+      await panel.post('/segments/preview', { criteria: { event: { type: 'visit', withinDays: 91 } } }),
+      400,
+      'Validation Error',
+      '/criteria/event/withinDays',
+    );
+    assertError(
+      await panel.post('/segments/preview', { criteria: { event: { type: 'visit', withinDays: 0 } } }),
+      400,
+      'Validation Error',
+      '/criteria/event/withinDays',
+    );
+    assertError(
+      await panel.post('/segments', { name: 'x', criteria: { event: { type: 'visit', withinDays: 91 } } }),
+      400,
+      'Validation Error',
+      '/criteria/event/withinDays',
+    );
   });
 
   test('criteria validation: unknown field, a value of the wrong format, a missing type, unknown members', async () => {
     const { panel, accountId } = await signedIn(t);
     await makeField(t.db, accountId, 'Score', 'number');
-    assertError(await panel.post('/segments/preview', { criteria: { fields: [{ name: 'Nope', value: 'x' }] } }), 400, 'Validation Error', '/criteria/fields/0/name');
-    assertError(await panel.post('/segments/preview', { criteria: { fields: [{ name: 'Score', value: 'twelve' }] } }), 400, 'Validation Error', '/criteria/fields/0/value');
-    assertError(await panel.post('/segments/preview', { criteria: { fields: [{ name: 'Score', value: '' }] } }), 400, 'Validation Error', '/criteria/fields/0/value');
-    assertError(await panel.post('/segments/preview', { criteria: { event: { withinDays: 7 } } }), 400, 'Validation Error', '/criteria/event/type');
+    assertError(
+      await panel.post('/segments/preview', { criteria: { fields: [{ name: 'Nope', value: 'x' }] } }),
+      400,
+      'Validation Error',
+      '/criteria/fields/0/name',
+    );
+    assertError(
+      await panel.post('/segments/preview', { criteria: { fields: [{ name: 'Score', value: 'twelve' }] } }),
+      400,
+      'Validation Error',
+      '/criteria/fields/0/value',
+    );
+    assertError(
+      await panel.post('/segments/preview', { criteria: { fields: [{ name: 'Score', value: '' }] } }),
+      400,
+      'Validation Error',
+      '/criteria/fields/0/value',
+    );
+    assertError(
+      await panel.post('/segments/preview', { criteria: { event: { withinDays: 7 } } }),
+      400,
+      'Validation Error',
+      '/criteria/event/type',
+    );
     assertError(await panel.post('/segments/preview', { criteria: { tags: 'vip' } }), 400, 'Validation Error', '/criteria/tags');
     assertError(await panel.post('/segments/preview', { criteria: { colour: 'red' } }), 400, 'Validation Error', '/criteria/colour');
   });
@@ -132,7 +205,10 @@ describe('criteria', () => {
 describe('saved segments', () => {
   test('create, list, replace, delete', async () => {
     const { panel } = await signedIn(t);
-    const created = await panel.post('/segments', { name: ' Buyers ', criteria: { event: { type: 'purchase', withinDays: 30 }, tags: ['Black Friday'] } });
+    const created = await panel.post('/segments', {
+      name: ' Buyers ',
+      criteria: { event: { type: 'purchase', withinDays: 30 }, tags: ['Black Friday'] },
+    });
     assert.equal(created.status, 200, JSON.stringify(created.body));
     assert.match(created.body.id, /^seg_/);
     assert.equal(created.body.name, 'Buyers');
@@ -168,9 +244,21 @@ describe('saved segments', () => {
     assert.equal(first.body.count, 5);
     const second = await panel.get(`/segments/${segment.id}/contacts?limit=2&cursor=${first.body.nextCursor}`);
     const third = await panel.get(`/segments/${segment.id}/contacts?limit=2&cursor=${second.body.nextCursor}`);
-    assert.deepEqual([...first.body.items, ...second.body.items, ...third.body.items].map((c: { id: string }) => c.id), [...made].reverse());
+    assert.deepEqual(
+      [...first.body.items, ...second.body.items, ...third.body.items].map((c: { id: string }) => c.id),
+      [...made].reverse(),
+    );
     assert.equal(third.body.nextCursor, null);
-    assert.deepEqual(Object.keys(first.body.items[0]).sort(), ['archived', 'createdAt', 'email', 'id', 'name', 'optedOut', 'phone', 'tags']);
+    assert.deepEqual(Object.keys(first.body.items[0]).sort(), [
+      'archived',
+      'createdAt',
+      'email',
+      'id',
+      'name',
+      'optedOut',
+      'phone',
+      'tags',
+    ]);
     assertError(await panel.get(`/segments/${newId('seg')}/contacts`), 404, 'Segment not found');
   });
 

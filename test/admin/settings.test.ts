@@ -3,8 +3,8 @@ import { after, before, describe, test } from 'node:test';
 import { newId } from '../../src/ids.js';
 import { findKeyByValue } from '../../src/modules/keys/keys.service.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { makeEmailCampaign } from '../helpers/herald.js';
 import { insertSend, makeContact, randomEmail } from '../helpers/factories.js';
+import { makeEmailCampaign } from '../helpers/herald.js';
 import { assertError, login, PASSWORD, signedIn } from './helpers.js';
 
 /** Account, users, API keys, custom fields and KPIs of docs/admin-api.md. */
@@ -20,14 +20,17 @@ describe('account', () => {
     const { panel, accountId } = await signedIn(t);
     const res = await panel.get('/account');
     assert.equal(res.status, 200);
-    assert.deepEqual({ ...res.body, name: undefined }, {
-      id: accountId,
-      name: undefined,
-      plan: 'free',
-      allowance: 1000,
-      usedThisMonth: 0,
-      whatsapp: { configured: false, phoneNumberId: null },
-    });
+    assert.deepEqual(
+      { ...res.body, name: undefined },
+      {
+        id: accountId,
+        name: undefined,
+        plan: 'free',
+        allowance: 1000,
+        usedThisMonth: 0,
+        whatsapp: { configured: false, phoneNumberId: null },
+      },
+    );
   });
 
   test('usedThisMonth counts as the allowance does: this month, counted statuses, test sends left out', async () => {
@@ -47,14 +50,17 @@ describe('account', () => {
       { status: 'sent', at: lastMonth, test: 0 },
       { status: 'sent', at: now, test: 1 },
     ] as const;
-    for (const row of rows) await insertSend(t.db, accountId, campaignId, { contactId, status: row.status, at: row.at, sentAt: null, test: row.test });
+    for (const row of rows)
+      await insertSend(t.db, accountId, campaignId, { contactId, status: row.status, at: row.at, sentAt: null, test: row.test });
     const res = await panel.get('/account');
     assert.equal(res.body.usedThisMonth, 4);
   });
 
   test('PATCH (admin) stores the WhatsApp settings; the token is never shown', async () => {
     const { panel } = await signedIn(t);
-    const res = await panel.patch('/account', { whatsapp: { phoneNumberId: '1234567890', token: 'EAAB-secret-token', appSecret: 'app-secret' } });
+    const res = await panel.patch('/account', {
+      whatsapp: { phoneNumberId: '1234567890', token: 'EAAB-secret-token', appSecret: 'app-secret' },
+    });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.deepEqual(res.body.whatsapp, { configured: true, phoneNumberId: '1234567890' });
     assert.ok(!JSON.stringify(res.body).includes('EAAB-secret-token'));
@@ -77,8 +83,18 @@ describe('users (admin)', () => {
     assert.equal(created.status, 200, JSON.stringify(created.body));
     assert.match(created.body.id, /^usr_/);
     const list = await panel.get('/users');
-    assert.deepEqual(list.body.items.map((u: { email: string; role: string }) => [u.email, u.role]), [[email, 'admin'], [invited, 'member']]);
-    assert.ok(list.body.items.every((u: Record<string, unknown>) => typeof u.createdAt === 'string' && !('password_hash' in u) && !('passwordHash' in u)));
+    assert.deepEqual(
+      list.body.items.map((u: { email: string; role: string }) => [u.email, u.role]),
+      [
+        [email, 'admin'],
+        [invited, 'member'],
+      ],
+    );
+    assert.ok(
+      list.body.items.every(
+        (u: Record<string, unknown>) => typeof u.createdAt === 'string' && !('password_hash' in u) && !('passwordHash' in u),
+      ),
+    );
     const signIn = await login(t.app, invited, 'first password');
     assert.equal(signIn.status, 200);
     assert.equal(signIn.body.account.id, accountId);
@@ -105,7 +121,12 @@ describe('users (admin)', () => {
   test('invite validation: bad email, short password, unknown role, duplicate email', async () => {
     const { panel, email } = await signedIn(t);
     assertError(await panel.post('/users', { email: 'nope', password: PASSWORD, role: 'member' }), 400, 'Validation Error', '/email');
-    assertError(await panel.post('/users', { email: randomEmail(), password: 'short', role: 'member' }), 400, 'Validation Error', '/password');
+    assertError(
+      await panel.post('/users', { email: randomEmail(), password: 'short', role: 'member' }),
+      400,
+      'Validation Error',
+      '/password',
+    );
     assertError(await panel.post('/users', { email: randomEmail(), password: PASSWORD, role: 'owner' }), 400, 'Validation Error', '/role');
     assertError(await panel.post('/users', { email: randomEmail(), password: PASSWORD }), 400, 'Validation Error', '/role');
     const dup = await panel.post('/users', { email, password: PASSWORD, role: 'member' });
@@ -130,7 +151,12 @@ describe('API keys (admin)', () => {
     assert.equal(res.body.expiresAt, null);
     assert.equal(res.body.state, 'active');
     assert.ok((await findKeyByValue(t.db, res.body.key))?.active);
-    const api = await t.app.inject({ method: 'POST', url: '/api/events', headers: { 'x-service-api-key': res.body.key }, payload: { type: 'x' } });
+    const api = await t.app.inject({
+      method: 'POST',
+      url: '/api/events',
+      headers: { 'x-service-api-key': res.body.key },
+      payload: { type: 'x' },
+    });
     assert.equal(api.statusCode, 400, 'the key is accepted (the request then fails on its body)');
   });
 
@@ -141,10 +167,21 @@ describe('API keys (admin)', () => {
     const c = (await panel.post('/keys', { name: 'c', scopes: ['leads:write'], expiresAt: '2020-01-31' })).body;
     const d = (await panel.post('/keys', { name: 'd', scopes: ['leads:write'], expiresAt: '2999-01-01T00:00:00.000Z' })).body;
     const list = await panel.get('/keys');
-    assert.deepEqual(list.body.items.map((k: { name: string; state: string }) => [k.name, k.state]), [['a', 'active'], ['b', 'inactive'], ['c', 'expired'], ['d', 'active']]);
+    assert.deepEqual(
+      list.body.items.map((k: { name: string; state: string }) => [k.name, k.state]),
+      [
+        ['a', 'active'],
+        ['b', 'inactive'],
+        ['c', 'expired'],
+        ['d', 'active'],
+      ],
+    );
     assert.equal(c.expiresAt, '2020-01-31T23:59:59.999Z');
     assert.equal(d.expiresAt, '2999-01-01T00:00:00.000Z');
-    assert.ok(list.body.items.every((k: Record<string, unknown>) => !('key' in k)), 'the list never carries values');
+    assert.ok(
+      list.body.items.every((k: Record<string, unknown>) => !('key' in k)),
+      'the list never carries values',
+    );
     for (const key of [a, b]) assert.deepEqual((await panel.get(`/keys/${key.id}/value`)).body, { key: key.key });
   });
 
@@ -156,7 +193,10 @@ describe('API keys (admin)', () => {
     assert.equal(off.body.state, 'inactive');
     assert.equal((await findKeyByValue(t.db, key.key))?.active, false);
     const edited = await panel.patch(`/keys/${key.id}`, { active: true, name: 'renamed', scopes: ['leads:read'], expiresAt: '2999-12-31' });
-    assert.deepEqual([edited.body.name, edited.body.scopes, edited.body.state, edited.body.expiresAt], ['renamed', ['leads:read'], 'active', '2999-12-31T23:59:59.999Z']);
+    assert.deepEqual(
+      [edited.body.name, edited.body.scopes, edited.body.state, edited.body.expiresAt],
+      ['renamed', ['leads:read'], 'active', '2999-12-31T23:59:59.999Z'],
+    );
     const cleared = await panel.patch(`/keys/${key.id}`, { expiresAt: null });
     assert.equal(cleared.body.expiresAt, null);
   });
@@ -174,8 +214,18 @@ describe('API keys (admin)', () => {
     const { panel } = await signedIn(t);
     assertError(await panel.post('/keys', { name: 'k', scopes: ['admin'] }), 400, 'Validation Error', '/scopes');
     assertError(await panel.post('/keys', { name: 'k', scopes: [] }), 400, 'Validation Error', '/scopes');
-    assertError(await panel.post('/keys', { name: 'k', scopes: ['leads:write'], expiresAt: 'next week' }), 400, 'Validation Error', '/expiresAt');
-    assertError(await panel.post('/keys', { name: 'k', scopes: ['leads:write'], expiresAt: '2026-02-30' }), 400, 'Validation Error', '/expiresAt');
+    assertError(
+      await panel.post('/keys', { name: 'k', scopes: ['leads:write'], expiresAt: 'next week' }),
+      400,
+      'Validation Error',
+      '/expiresAt',
+    );
+    assertError(
+      await panel.post('/keys', { name: 'k', scopes: ['leads:write'], expiresAt: '2026-02-30' }),
+      400,
+      'Validation Error',
+      '/expiresAt',
+    );
     assertError(await panel.post('/keys', { name: ' ', scopes: ['leads:write'] }), 400, 'Validation Error', '/name');
     assertError(await panel.post('/keys', { name: 'k', scopes: 'leads:write' }), 400, 'Validation Error', '/scopes');
     assertError(await panel.post('/keys', { name: 'k', scopes: ['leads:write'], value: 'hk_mine' }), 400, 'Validation Error', '/value');
@@ -191,7 +241,10 @@ describe('custom fields and KPIs', () => {
     assert.match(city.body.id, /^fld_/);
     assert.deepEqual({ ...city.body, id: undefined }, { id: undefined, name: 'City', type: 'location' });
     await panel.post('/fields', { name: 'Age', type: 'number' });
-    assert.deepEqual((await panel.get('/fields')).body.items.map((f: { name: string }) => f.name), ['Age', 'City']);
+    assert.deepEqual(
+      (await panel.get('/fields')).body.items.map((f: { name: string }) => f.name),
+      ['Age', 'City'],
+    );
     assert.equal((await panel.post('/fields', { name: 'city', type: 'string' })).status, 409);
     assertError(await panel.post('/fields', { name: 'X', type: 'colour' }), 400, 'Validation Error', '/type');
   });

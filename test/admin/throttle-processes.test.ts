@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { after, before, test } from 'node:test';
 import { startTestApp, type TestApp } from '../helpers/app.js';
+import { freePort } from '../helpers/harness.js';
 import { startHeraldProcess, type WorkerProcess } from '../helpers/processes.js';
 import { makeUser, PASSWORD } from './helpers.js';
-import { freePort } from '../helpers/harness.js';
 
 /**
  * The sign-in count holds across API processes: two `herald serve --role api` on one database
@@ -18,7 +18,12 @@ before(async () => {
   t = await startTestApp();
   for (let i = 0; i < 2; i++) {
     const port = await freePort();
-    const env = { DATA_DIR: t.config.dataDir, HERALD_SECRET: t.config.secret, DATABASE_URL: t.config.databaseUrl ?? '', PORT: String(port) };
+    const env = {
+      DATA_DIR: t.config.dataDir,
+      HERALD_SECRET: t.config.secret,
+      DATABASE_URL: t.config.databaseUrl ?? '',
+      PORT: String(port),
+    };
     servers.push({ process: startHeraldProcess('api', env), port });
   }
   await Promise.all(servers.map((s) => untilListening(s.port, s.process)));
@@ -34,9 +39,7 @@ const octet = () => 1 + Math.floor(Math.random() * 254);
 test('200 concurrent wrong passwords for one email over two API processes: 5 are checked, 195 answer 429', async () => {
   const user = await makeUser(t);
   const from = `127.${octet()}.${octet()}.${octet()}`;
-  const statuses = await Promise.all(
-    Array.from({ length: 200 }, (_, i) => signIn(servers[i % 2]!.port, from, user.email, `wrong ${i}`)),
-  );
+  const statuses = await Promise.all(Array.from({ length: 200 }, (_, i) => signIn(servers[i % 2]!.port, from, user.email, `wrong ${i}`)));
   assert.equal(statuses.filter((s) => s === 401).length, 5, `statuses: ${JSON.stringify(count(statuses))}`);
   assert.equal(statuses.filter((s) => s === 429).length, 195);
   // The right password is refused too while the window lasts, on either process.
@@ -46,7 +49,9 @@ test('200 concurrent wrong passwords for one email over two API processes: 5 are
 
 test('100 concurrent sign-ins for 100 emails from one address over two API processes: 5 are checked', async () => {
   const from = `127.${octet()}.${octet()}.${octet()}`;
-  const statuses = await Promise.all(Array.from({ length: 100 }, (_, i) => signIn(servers[i % 2]!.port, from, `nobody-${i}-${octet()}@example.com`, 'wrong')));
+  const statuses = await Promise.all(
+    Array.from({ length: 100 }, (_, i) => signIn(servers[i % 2]!.port, from, `nobody-${i}-${octet()}@example.com`, 'wrong')),
+  );
   assert.deepEqual(count(statuses), { 401: 5, 429: 95 });
 });
 
@@ -60,7 +65,15 @@ function signIn(port: number, localAddress: string, email: string, password: str
   const body = JSON.stringify({ email, password });
   return new Promise((resolve, reject) => {
     const req = http.request(
-      { host: '127.0.0.1', port, localAddress, method: 'POST', path: '/admin/api/login', agent: false, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+      {
+        host: '127.0.0.1',
+        port,
+        localAddress,
+        method: 'POST',
+        path: '/admin/api/login',
+        agent: false,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      },
       (res) => {
         res.resume();
         res.on('end', () => resolve(res.statusCode!));

@@ -93,7 +93,8 @@ describe('attempts are counted before the password is checked, so concurrency do
 
   test('an IPv6 client counts by its /64: other addresses of the same block share the count', async () => {
     const prefix = `2001:db8:${Math.floor(Math.random() * 0xffff).toString(16)}:${Math.floor(Math.random() * 0xffff).toString(16)}`;
-    for (let i = 1; i <= 5; i++) assertError(await login(t.app, randomEmail(), 'wrong password', `${prefix}::${i}`), 401, 'Invalid email or password');
+    for (let i = 1; i <= 5; i++)
+      assertError(await login(t.app, randomEmail(), 'wrong password', `${prefix}::${i}`), 401, 'Invalid email or password');
     const user = await makeUser(t);
     assertThrottled(await login(t.app, user.email, PASSWORD, `${prefix}::99`));
   });
@@ -111,7 +112,11 @@ describe('attempts are counted before the password is checked, so concurrency do
     const user = await makeUser(t);
     for (let i = 0; i < 5; i++) await login(t.app, user.email, 'wrong password', randomIp());
     for (let i = 0; i < 10; i++) assertThrottled(await login(t.app, user.email, 'wrong password', randomIp()));
-    const [row] = await t.db.kysely.selectFrom('login_throttle').select(['attempts']).where('subject', '=', `email:${user.email}`).execute();
+    const [row] = await t.db.kysely
+      .selectFrom('login_throttle')
+      .select(['attempts'])
+      .where('subject', '=', `email:${user.email}`)
+      .execute();
     assert.equal(Number(row!.attempts), 5);
   });
 });

@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { updateAccount } from '../../src/modules/accounts/accounts.service.js';
 import { createCampaign, findCampaign, listCampaigns, updateCampaign } from '../../src/modules/campaigns/campaigns.service.js';
 import { makeAccount } from '../helpers/factories.js';
-import { emailCampaign, openTestDb, rejectsWith, whatsappCampaign, type CampaignTestEnv } from './helpers.js';
+import { type CampaignTestEnv, emailCampaign, openTestDb, rejectsWith, whatsappCampaign } from './helpers.js';
 
 let t: CampaignTestEnv;
 before(async () => {
@@ -19,7 +19,12 @@ describe('activation needs a complete configuration', () => {
   test('an email campaign without from, subject and a body cannot be activated; the message names what is missing', async () => {
     const acc = await freeAccount();
     const { id } = await createCampaign(t.db, t.config, acc, { name: 'empty', channel: 'email' });
-    await rejectsWith(updateCampaign(t.db, t.config, acc, id, { active: true }), 'VALIDATION', '/active', /no from, subject, html or text$/);
+    await rejectsWith(
+      updateCampaign(t.db, t.config, acc, id, { active: true }),
+      'VALIDATION',
+      '/active',
+      /no from, subject, html or text$/,
+    );
     assert.equal(await isActive(acc, id), false);
     await updateCampaign(t.db, t.config, acc, id, { from: 'a@example.com', subject: 'Hi' });
     await rejectsWith(updateCampaign(t.db, t.config, acc, id, { active: true }), 'VALIDATION', '/active', /no html or text$/);
@@ -34,15 +39,30 @@ describe('activation needs a complete configuration', () => {
 
   test('create with activation of an incomplete campaign creates nothing', async () => {
     const acc = await freeAccount();
-    await rejectsWith(createCampaign(t.db, t.config, acc, { ...emailCampaign(), subject: undefined, active: true }), 'VALIDATION', '/active', /no subject/);
+    await rejectsWith(
+      createCampaign(t.db, t.config, acc, { ...emailCampaign(), subject: undefined, active: true }),
+      'VALIDATION',
+      '/active',
+      /no subject/,
+    );
     assert.deepEqual(await listCampaigns(t.db, acc), []);
   });
 
   test('a WhatsApp campaign needs a template and a language to be activated', async () => {
     const acc = await proAccount();
     const { id } = await createCampaign(t.db, t.config, acc, { name: 'wa', channel: 'whatsapp' });
-    await rejectsWith(updateCampaign(t.db, t.config, acc, id, { active: true }), 'VALIDATION', '/active', /no whatsapp template, language$/);
-    await rejectsWith(updateCampaign(t.db, t.config, acc, id, { active: true, whatsappTemplate: 'hello' }), 'VALIDATION', '/active', /no language$/);
+    await rejectsWith(
+      updateCampaign(t.db, t.config, acc, id, { active: true }),
+      'VALIDATION',
+      '/active',
+      /no whatsapp template, language$/,
+    );
+    await rejectsWith(
+      updateCampaign(t.db, t.config, acc, id, { active: true, whatsappTemplate: 'hello' }),
+      'VALIDATION',
+      '/active',
+      /no language$/,
+    );
     assert.equal(await isActive(acc, id), false);
   });
 
@@ -62,7 +82,12 @@ describe('WhatsApp needs the pro plan', () => {
     const acc = await freeAccount();
     const { id } = await createCampaign(t.db, t.config, acc, whatsappCampaign());
     await updateCampaign(t.db, t.config, acc, id, { language: 'fr' });
-    await rejectsWith(updateCampaign(t.db, t.config, acc, id, { active: true }), 'VALIDATION', '/active', /WhatsApp campaigns need the pro plan.*free plan/);
+    await rejectsWith(
+      updateCampaign(t.db, t.config, acc, id, { active: true }),
+      'VALIDATION',
+      '/active',
+      /WhatsApp campaigns need the pro plan.*free plan/,
+    );
     const c = (await findCampaign(t.db.kysely, acc, id))!;
     assert.deepEqual([c.active, c.whatsapp.language], [false, 'fr']);
   });
@@ -92,7 +117,7 @@ describe('WhatsApp needs the pro plan', () => {
     assert.equal(await isActive(acc, id), true);
   });
 
-  test('dropping to free deactivates the account\'s WhatsApp campaigns, and only those', async () => {
+  test("dropping to free deactivates the account's WhatsApp campaigns, and only those", async () => {
     const acc = await proAccount();
     const wa1 = await createCampaign(t.db, t.config, acc, whatsappCampaign({ active: true }));
     const wa2 = await createCampaign(t.db, t.config, acc, whatsappCampaign({ active: true }));

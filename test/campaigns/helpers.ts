@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { Db } from '../../src/db/connect.js';
 import { AppError, type ErrorCode } from '../../src/errors.js';
-import { openTestDatabase, testConfig, type TestDatabase } from '../helpers/harness.js';
+import { openTestDatabase, type TestDatabase, testConfig } from '../helpers/harness.js';
 
 export { emailCampaign, insertEngagement, insertSend, whatsappCampaign } from '../helpers/factories.js';
 
@@ -38,4 +38,5 @@ export async function rejectsWith(promise: Promise<unknown>, code: ErrorCode, pa
   return caught;
 }
 
-export const campaignRow = (db: Db, id: string) => db.kysely.selectFrom('campaigns').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+export const campaignRow = (db: Db, id: string) =>
+  db.kysely.selectFrom('campaigns').selectAll().where('id', '=', id).executeTakeFirstOrThrow();

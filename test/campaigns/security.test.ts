@@ -1,9 +1,16 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { campaignStats, createCampaign, findCampaign, getWebhookSecret, listCampaigns, updateCampaign } from '../../src/modules/campaigns/campaigns.service.js';
 import { inTransaction } from '../../src/db/transaction.js';
+import {
+  campaignStats,
+  createCampaign,
+  findCampaign,
+  getWebhookSecret,
+  listCampaigns,
+  updateCampaign,
+} from '../../src/modules/campaigns/campaigns.service.js';
 import { makeAccount } from '../helpers/factories.js';
-import { campaignRow, emailCampaign, openTestDb, rejectsWith, type CampaignTestEnv } from './helpers.js';
+import { type CampaignTestEnv, campaignRow, emailCampaign, openTestDb, rejectsWith } from './helpers.js';
 
 let t: CampaignTestEnv;
 before(async () => {
@@ -19,7 +26,7 @@ async function twoTenants() {
   return { mine, theirs, id };
 }
 
-describe('another account\'s campaign answers like one that does not exist', () => {
+describe("another account's campaign answers like one that does not exist", () => {
   test('findCampaign gives undefined, also inside a transaction', async () => {
     const { mine, theirs, id } = await twoTenants();
     assert.equal(await findCampaign(t.db.kysely, theirs, id), undefined);
@@ -43,10 +50,13 @@ describe('another account\'s campaign answers like one that does not exist', () 
     await rejectsWith(getWebhookSecret(t.db, t.config, theirs, id), 'CAMPAIGN_NOT_FOUND');
   });
 
-  test('the list holds only the account\'s own campaigns', async () => {
+  test("the list holds only the account's own campaigns", async () => {
     const { mine, theirs, id } = await twoTenants();
     assert.deepEqual(await listCampaigns(t.db, theirs), []);
-    assert.deepEqual((await listCampaigns(t.db, mine)).map((c) => c.id), [id]);
+    assert.deepEqual(
+      (await listCampaigns(t.db, mine)).map((c) => c.id),
+      [id],
+    );
   });
 
   test('an unknown account is ACCOUNT_NOT_FOUND, not an empty answer', async () => {

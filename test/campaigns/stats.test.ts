@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import type { SendStatus } from '../../src/db/schema.js';
 import { campaignStats, createCampaign } from '../../src/modules/campaigns/campaigns.service.js';
 import { makeAccount } from '../helpers/factories.js';
-import { emailCampaign, insertEngagement, insertSend, openTestDb, type CampaignTestEnv } from './helpers.js';
+import { type CampaignTestEnv, emailCampaign, insertEngagement, insertSend, openTestDb } from './helpers.js';
 
 let t: CampaignTestEnv;
 before(async () => {
@@ -11,7 +11,21 @@ before(async () => {
 });
 after(() => t.close());
 
-const ZERO = { sent: 0, rejected: 0, optout: 0, error: 0, pending: 0, cancelled: 0, queued: 0, processed: 0, delivered: 0, opens: 0, uniqueOpens: 0, clicks: 0, uniqueClicks: 0 };
+const ZERO = {
+  sent: 0,
+  rejected: 0,
+  optout: 0,
+  error: 0,
+  pending: 0,
+  cancelled: 0,
+  queued: 0,
+  processed: 0,
+  delivered: 0,
+  opens: 0,
+  uniqueOpens: 0,
+  clicks: 0,
+  uniqueClicks: 0,
+};
 
 async function newCampaign(acc?: string) {
   const accountId = acc ?? (await makeAccount(t.db)).id;
@@ -33,8 +47,30 @@ describe('campaign stats', () => {
 
   test('each status is counted under its own member', async () => {
     const { acc, id } = await newCampaign();
-    await sends(acc, id, ['sent', 'sent', 'sent', 'rejected', 'rejected', 'optout', 'error', 'error', 'pending', 'cancelled', 'queued', 'queued']);
-    assert.deepEqual(await campaignStats(t.db, acc, id), { ...ZERO, sent: 3, rejected: 2, optout: 1, error: 2, pending: 1, cancelled: 1, queued: 2 });
+    await sends(acc, id, [
+      'sent',
+      'sent',
+      'sent',
+      'rejected',
+      'rejected',
+      'optout',
+      'error',
+      'error',
+      'pending',
+      'cancelled',
+      'queued',
+      'queued',
+    ]);
+    assert.deepEqual(await campaignStats(t.db, acc, id), {
+      ...ZERO,
+      sent: 3,
+      rejected: 2,
+      optout: 1,
+      error: 2,
+      pending: 1,
+      cancelled: 1,
+      queued: 2,
+    });
   });
 
   test('a send being handed to the channel (sending) counts as queued', async () => {

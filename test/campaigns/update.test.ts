@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createCampaign, findCampaign, updateCampaign } from '../../src/modules/campaigns/campaigns.service.js';
 import { makeAccount } from '../helpers/factories.js';
-import { campaignRow, emailCampaign, openTestDb, rejectsWith, whatsappCampaign, type CampaignTestEnv } from './helpers.js';
+import { type CampaignTestEnv, campaignRow, emailCampaign, openTestDb, rejectsWith, whatsappCampaign } from './helpers.js';
 
 let t: CampaignTestEnv;
 before(async () => {
@@ -23,7 +23,10 @@ describe('campaign update', () => {
     assert.deepEqual(await updateCampaign(t.db, t.config, acc, id, { subject: 'New {{ contact.name }}' }), { id });
     const after = await get();
     assert.equal(after.email.subject, 'New {{ contact.name }}');
-    assert.deepEqual({ ...after, email: { ...after.email, subject: null }, updatedAt: 0 }, { ...before, email: { ...before.email, subject: null }, updatedAt: 0 });
+    assert.deepEqual(
+      { ...after, email: { ...after.email, subject: null }, updatedAt: 0 },
+      { ...before, email: { ...before.email, subject: null }, updatedAt: 0 },
+    );
     assert.ok(after.updatedAt >= before.updatedAt);
   });
 

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { DeliveryError } from '../../src/channels/channel.js';
-import { EMAIL_FOOTER_TEXT, renderEmail } from '../../src/rendering/email.js';
-import { htmlToText } from '../../src/rendering/html-to-text.js';
 import type { Campaign } from '../../src/modules/campaigns/campaign.js';
 import type { ContactProfile } from '../../src/modules/contacts/contacts.service.js';
+import { EMAIL_FOOTER_TEXT, renderEmail } from '../../src/rendering/email.js';
+import { htmlToText } from '../../src/rendering/html-to-text.js';
 
 /** Pure rendering: no database, no SMTP. What a recipient would read. */
 const URL = 'http://herald.test/unsubscribe/c25kXzAx.abcDEF123';
@@ -64,7 +64,11 @@ describe('email rendering', () => {
   });
 
   test('a missing variable renders empty', async () => {
-    const email = await render({ subject: 'A[{{ contact.fields.nothing }}]B', html: '<p>[{{ nope.deeper }}]</p>', text: '[{{ contact.metadata.absent }}]' });
+    const email = await render({
+      subject: 'A[{{ contact.fields.nothing }}]B',
+      html: '<p>[{{ nope.deeper }}]</p>',
+      text: '[{{ contact.metadata.absent }}]',
+    });
     assert.equal(email.subject, 'A[]B');
     assert.match(email.html!, /<p>\[\]<\/p>/);
     assert.match(email.text, /^\[\]/);
@@ -74,13 +78,19 @@ describe('email rendering', () => {
     const evil = { ...contact, name: '<script>alert("x")</script> & Co' };
     const email = await render({ subject: '{{ contact.name }}', html: '<p>{{ contact.name }}</p>', text: '{{ contact.name }}' }, evil);
     assert.ok(!email.html!.includes('<script>'), email.html!);
-    assert.match(email.html!, /&lt;script&gt;alert\(&#34;x&#34;\)&lt;\/script&gt; &amp; Co|&lt;script&gt;alert\(&quot;x&quot;\)&lt;\/script&gt; &amp; Co/);
+    assert.match(
+      email.html!,
+      /&lt;script&gt;alert\(&#34;x&#34;\)&lt;\/script&gt; &amp; Co|&lt;script&gt;alert\(&quot;x&quot;\)&lt;\/script&gt; &amp; Co/,
+    );
     assert.match(email.text, /^<script>alert\("x"\)<\/script> & Co/);
     assert.equal(email.subject, '<script>alert("x")</script> & Co');
   });
 
   test('a subject is one line even when data carries newlines', async () => {
-    const email = await render({ subject: '{{ contact.metadata.plan }}', html: '<p>x</p>' }, { ...contact, metadata: { plan: 'a\r\nBcc: x@evil.test' } });
+    const email = await render(
+      { subject: '{{ contact.metadata.plan }}', html: '<p>x</p>' },
+      { ...contact, metadata: { plan: 'a\r\nBcc: x@evil.test' } },
+    );
     assert.equal(email.subject, 'a Bcc: x@evil.test');
   });
 
@@ -110,7 +120,9 @@ describe('email rendering', () => {
   });
 
   test('HTML only: the text part is derived from the rendered HTML, links included', async () => {
-    const email = await render({ html: '<html><head><style>p{color:red}</style></head><body><h1>Hi {{ contact.name }}</h1><p>See <a href="https://acme.test/a?x=1&amp;y=2">our offer</a>.</p><ul><li>One</li><li>Two</li></ul></body></html>' });
+    const email = await render({
+      html: '<html><head><style>p{color:red}</style></head><body><h1>Hi {{ contact.name }}</h1><p>See <a href="https://acme.test/a?x=1&amp;y=2">our offer</a>.</p><ul><li>One</li><li>Two</li></ul></body></html>',
+    });
     assert.ok(email.html);
     const [body, footer] = email.text.split('\n\n--\n');
     assert.equal(body, 'Hi Ada Lovelace\n\nSee our offer (https://acme.test/a?x=1&y=2).\n\n- One\n- Two');
@@ -124,8 +136,14 @@ describe('email rendering', () => {
   });
 
   test('a campaign without sender or body is a permanent failure', async () => {
-    for (const settings of [{ from: null, html: '<p>x</p>' }, { html: null, text: null }]) {
-      const err = await render(settings).then(() => undefined, (e: unknown) => e);
+    for (const settings of [
+      { from: null, html: '<p>x</p>' },
+      { html: null, text: null },
+    ]) {
+      const err = await render(settings).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       assert.ok(err instanceof DeliveryError);
       assert.equal(err.temporary, false);
     }

@@ -3,10 +3,20 @@ import type { DeliveryRequest } from '../../src/channels/channel.js';
 import type { Db } from '../../src/db/connect.js';
 import type { Plan } from '../../src/modules/accounts/accounts.service.js';
 import type { Campaign } from '../../src/modules/campaigns/campaign.js';
-import { getCampaign, type CampaignInput } from '../../src/modules/campaigns/campaigns.service.js';
-import { getContactProfile, type ContactProfile } from '../../src/modules/contacts/contacts.service.js';
+import { type CampaignInput, getCampaign } from '../../src/modules/campaigns/campaigns.service.js';
+import { type ContactProfile, getContactProfile } from '../../src/modules/contacts/contacts.service.js';
 import { apiClient, type TestApp } from '../helpers/app.js';
-import { insertSend, makeEmailCampaign, makeField, makeKpi, makeTenant, makeWhatsappCampaign, randomEmail, randomPhone, uniq } from '../helpers/factories.js';
+import {
+  insertSend,
+  makeEmailCampaign,
+  makeField,
+  makeKpi,
+  makeTenant,
+  makeWhatsappCampaign,
+  randomEmail,
+  randomPhone,
+  uniq,
+} from '../helpers/factories.js';
 
 /**
  * A contact with a bit of everything templates can show: a custom field, a KPI, tags and
@@ -36,13 +46,23 @@ export async function makeRichContact(t: TestApp, overrides: { name?: string; pl
 /** An active campaign made with the campaign service (email unless `channel` says otherwise), read back as the dispatcher reads it. */
 export async function insertCampaign(t: TestApp, accountId: string, settings: Partial<CampaignInput> = {}): Promise<Campaign> {
   const name = uniq('Campaign ');
-  const { id } = settings.channel === 'whatsapp' ? await makeWhatsappCampaign(t, accountId, { name, ...settings }) : await makeEmailCampaign(t, accountId, { name, ...settings });
+  const { id } =
+    settings.channel === 'whatsapp'
+      ? await makeWhatsappCampaign(t, accountId, { name, ...settings })
+      : await makeEmailCampaign(t, accountId, { name, ...settings });
   return getCampaign(t.db, accountId, id);
 }
 
 /** A send in `sending`, as the dispatcher holds it while a channel delivers. */
 export const insertSendingSend = (db: Db, campaign: Campaign, contact: ContactProfile, to: string) =>
-  insertSend(db, campaign.accountId, campaign.id, { contactId: contact.id, status: 'sending', channel: campaign.channel, leaseUntil: Date.now() + 60_000, attempts: 1, to });
+  insertSend(db, campaign.accountId, campaign.id, {
+    contactId: contact.id,
+    status: 'sending',
+    channel: campaign.channel,
+    leaseUntil: Date.now() + 60_000,
+    attempts: 1,
+    to,
+  });
 
 /** The DeliveryRequest the dispatcher builds for one claimed send. */
 export async function makeDelivery(

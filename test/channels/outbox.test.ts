@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createChannels, listOutbox, type Channels } from '../../src/channels/transports.js';
-import { EMAIL_FOOTER_TEXT } from '../../src/rendering/email.js';
+import { type Channels, createChannels, listOutbox } from '../../src/channels/transports.js';
 import { readOpenToken } from '../../src/modules/tracking/tracking-token.js';
 import { unsubscribeUrl } from '../../src/modules/unsubscribe/unsubscribe-token.js';
+import { EMAIL_FOOTER_TEXT } from '../../src/rendering/email.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { runHerald } from '../helpers/cli.js';
-import { insertCampaign, makeDelivery, makeRichContact } from './helpers.js';
 import { captureLogger, processEnv } from '../helpers/harness.js';
+import { insertCampaign, makeDelivery, makeRichContact } from './helpers.js';
 
 /**
  * No SMTP_URL: email goes to the built-in outbox. The CLI runs the compiled build
@@ -62,7 +62,11 @@ describe('email outbox', () => {
         subject: 'Hello Ada Lovelace',
         html: `<p>Ada Lovelace of Lyon</p>\n<p style="margin-top:24px;font-size:12px;color:#666666">${EMAIL_FOOTER_TEXT.html} <a href="${url}">${EMAIL_FOOTER_TEXT.link}</a></p>\n${pixel[0]}`,
         text: `Text 3\n\n--\n${EMAIL_FOOTER_TEXT.text} ${url}\n`,
-        headers: { 'Message-ID': `<${request.send.id}@acme.test>`, 'List-Unsubscribe': `<${url}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' },
+        headers: {
+          'Message-ID': `<${request.send.id}@acme.test>`,
+          'List-Unsubscribe': `<${url}>`,
+          'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
+        },
         payload: null,
         createdAt: undefined,
       },
@@ -70,7 +74,7 @@ describe('email outbox', () => {
     assert.match(item.createdAt, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
   });
 
-  test('lists newest first, filters by campaign, limits, and never shows another account\'s messages', async () => {
+  test("lists newest first, filters by campaign, limits, and never shows another account's messages", async () => {
     const rich = await makeRichContact(t);
     const first = await insertCampaign(t, rich.accountId);
     const second = await insertCampaign(t, rich.accountId);
@@ -82,15 +86,24 @@ describe('email outbox', () => {
     const other = await makeRichContact(t);
     await channels.email.deliver(await makeDelivery(t.db, await insertCampaign(t, other.accountId), other.contact));
 
-    assert.deepEqual((await listOutbox(t.db, rich.accountId)).items.map((i) => i.id), ids.slice().reverse());
-    assert.deepEqual((await listOutbox(t.db, rich.accountId, { campaignId: second.id })).items.map((i) => i.id), [ids[2], ids[1]]);
-    assert.deepEqual((await listOutbox(t.db, rich.accountId, { limit: 1 })).items.map((i) => i.id), [ids[2]]);
+    assert.deepEqual(
+      (await listOutbox(t.db, rich.accountId)).items.map((i) => i.id),
+      ids.slice().reverse(),
+    );
+    assert.deepEqual(
+      (await listOutbox(t.db, rich.accountId, { campaignId: second.id })).items.map((i) => i.id),
+      [ids[2], ids[1]],
+    );
+    assert.deepEqual(
+      (await listOutbox(t.db, rich.accountId, { limit: 1 })).items.map((i) => i.id),
+      [ids[2]],
+    );
     assert.deepEqual((await listOutbox(t.db, rich.accountId, { campaignId: (await insertCampaign(t, other.accountId)).id })).items, []);
   });
 });
 
 describe('herald outbox list', () => {
-  test('shows the account\'s outbox as one JSON object, newest first, with --campaign and --limit', async () => {
+  test("shows the account's outbox as one JSON object, newest first, with --campaign and --limit", async () => {
     const rich = await makeRichContact(t);
     const campaign = await insertCampaign(t, rich.accountId, { subject: 'CLI {{ contact.name }}' });
     const a = await channels.email.deliver(await makeDelivery(t.db, campaign, rich.contact));
@@ -100,13 +113,19 @@ describe('herald outbox list', () => {
     const all = await runHerald(['outbox', 'list', '--account', rich.accountId], env);
     assert.equal(all.code, 0, all.stderr);
     assert.equal(all.stdout.trim().split('\n').length, 1);
-    assert.deepEqual(all.json.items.map((i: any) => i.id), [b.providerMessageId, a.providerMessageId]);
+    assert.deepEqual(
+      all.json.items.map((i: any) => i.id),
+      [b.providerMessageId, a.providerMessageId],
+    );
     assert.equal(all.json.items[0].subject, 'CLI Ada Lovelace');
     assert.equal(all.json.items[0].to, rich.email);
     assert.match(all.json.items[0].createdAt, /Z$/);
 
     const limited = await runHerald(['outbox', 'list', '--account', rich.accountId, '--campaign', campaign.id, '--limit', '1'], env);
-    assert.deepEqual(limited.json.items.map((i: any) => i.id), [b.providerMessageId]);
+    assert.deepEqual(
+      limited.json.items.map((i: any) => i.id),
+      [b.providerMessageId],
+    );
   });
 
   test('refuses a bad --limit and an unknown account', async () => {

@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { DeliveryError } from '../../src/channels/channel.js';
-import { EMAIL_FOOTER_TEXT } from '../../src/rendering/email.js';
-import { createChannels, type Channels } from '../../src/channels/transports.js';
+import { type Channels, createChannels } from '../../src/channels/transports.js';
 import { unsubscribeUrl } from '../../src/modules/unsubscribe/unsubscribe-token.js';
-import { startTestApp, type TestApp } from '../helpers/app.js';
+import { EMAIL_FOOTER_TEXT } from '../../src/rendering/email.js';
 import { SmtpSink } from '../fakes/smtp-sink.js';
-import { insertCampaign, makeDelivery, makeRichContact, rejection } from './helpers.js';
+import { startTestApp, type TestApp } from '../helpers/app.js';
 import { captureLogger } from '../helpers/harness.js';
+import { insertCampaign, makeDelivery, makeRichContact, rejection } from './helpers.js';
 
 /** Email over real SMTP (nodemailer's pool) to a local sink, read back with a MIME parser. */
 let t: TestApp;
@@ -77,7 +77,7 @@ describe('email over SMTP', () => {
     assert.match(err.message, /451/);
   });
 
-  test('an SMTP 5xx reply is a permanent failure with the server\'s reason', async () => {
+  test("an SMTP 5xx reply is a permanent failure with the server's reason", async () => {
     const request = await emailDelivery();
     sink.failNext(1, 550, 'Mailbox unavailable');
     const err = await rejection(channels.email.deliver(request));

@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createChannels, listOutbox, type Channels } from '../../src/channels/transports.js';
+import { type Channels, createChannels, listOutbox } from '../../src/channels/transports.js';
 import { getContactProfile } from '../../src/modules/contacts/contacts.service.js';
 import { UNSUBSCRIBE_TEXT } from '../../src/modules/unsubscribe/unsubscribe-page.js';
 import { unsubscribeUrl } from '../../src/modules/unsubscribe/unsubscribe-token.js';
 import { signToken, verifyToken } from '../../src/signing.js';
 import { apiClient, startTestApp, type TestApp } from '../helpers/app.js';
-import { insertCampaign, insertSendingSend, makeDelivery, makeRichContact } from './helpers.js';
 import { captureLogger } from '../helpers/harness.js';
+import { insertCampaign, insertSendingSend, makeDelivery, makeRichContact } from './helpers.js';
 
 /** The recipient's side of the unsubscribe link: pages for people, one-click for mailbox providers. */
 let t: TestApp;
@@ -28,11 +28,22 @@ async function received() {
   const { id: sendId } = await insertSendingSend(t.db, campaign, rich.contact, rich.email);
   const url = unsubscribeUrl(t.config, sendId);
   assert.ok(url.startsWith('https://mail.example.test/unsubscribe/'));
-  return { ...rich, sendId, path: new URL(url).pathname, state: () => t.db.kysely.selectFrom('contacts').select(['opted_out', 'updated_at']).where('id', '=', rich.contact.id).executeTakeFirstOrThrow() };
+  return {
+    ...rich,
+    sendId,
+    path: new URL(url).pathname,
+    state: () =>
+      t.db.kysely.selectFrom('contacts').select(['opted_out', 'updated_at']).where('id', '=', rich.contact.id).executeTakeFirstOrThrow(),
+  };
 }
 
 const oneClick = (path: string) =>
-  t.app.inject({ method: 'POST', url: path, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'List-Unsubscribe=One-Click' });
+  t.app.inject({
+    method: 'POST',
+    url: path,
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    payload: 'List-Unsubscribe=One-Click',
+  });
 
 describe('unsubscribe link', () => {
   test('GET shows a confirmation page with a button that posts back, and opts nobody out', async () => {
@@ -58,7 +69,12 @@ describe('unsubscribe link', () => {
     const r = await received();
     const boundary = '---FormBoundaryjWmhtjORrn';
     const payload = `--${boundary}\r\nContent-Disposition: form-data; name="List-Unsubscribe"\r\n\r\nOne-Click\r\n--${boundary}--\r\n`;
-    const res = await t.app.inject({ method: 'POST', url: r.path, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` }, payload });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: r.path,
+      headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+      payload,
+    });
     assert.equal(res.statusCode, 200);
     assert.equal((await r.state()).opted_out, 1);
   });
@@ -103,7 +119,7 @@ describe('unsubscribe link', () => {
     assert.equal((await other.state()).opted_out, 0);
   });
 
-  test('the link in a sent email\'s List-Unsubscribe header unsubscribes its recipient', async () => {
+  test("the link in a sent email's List-Unsubscribe header unsubscribes its recipient", async () => {
     const rich = await makeRichContact(t);
     const request = await makeDelivery(t.db, await insertCampaign(t, rich.accountId), rich.contact);
     await channels.email.deliver(request);

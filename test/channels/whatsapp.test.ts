@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, test } from 'node:test';
 import { DeliveryError } from '../../src/channels/channel.js';
-import { createChannels, listOutbox, type Channels } from '../../src/channels/transports.js';
+import { type Channels, createChannels, listOutbox } from '../../src/channels/transports.js';
 import { createWhatsAppCloudTransport } from '../../src/channels/whatsapp/cloud-api.js';
+import { FakeWhatsAppCloudApi } from '../fakes/whatsapp-cloud-api.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { uniq } from '../helpers/factories.js';
-import { FakeWhatsAppCloudApi } from '../fakes/whatsapp-cloud-api.js';
-import { insertCampaign, makeDelivery, makeRichContact, rejection } from './helpers.js';
 import { captureLogger } from '../helpers/harness.js';
+import { insertCampaign, makeDelivery, makeRichContact, rejection } from './helpers.js';
 
 /** The Cloud API channel against a local fake that checks requests like the real API. */
 let t: TestApp;
@@ -40,7 +40,9 @@ async function whatsappDelivery(options: { params?: string[]; credentials?: bool
     language: 'en_US',
     whatsappParams: options.params ?? ['{{ contact.name }}', '{{ contact.fields.city }} / {{ contact.kpis.orders }}'],
   });
-  const request = await makeDelivery(t.db, campaign, rich.contact, { whatsapp: options.credentials === false ? null : { phoneNumberId, token } });
+  const request = await makeDelivery(t.db, campaign, rich.contact, {
+    whatsapp: options.credentials === false ? null : { phoneNumberId, token },
+  });
   return { request, phoneNumberId, token, rich };
 }
 
@@ -60,7 +62,15 @@ describe('WhatsApp Cloud API channel', () => {
       template: {
         name: 'order_update',
         language: { code: 'en_US' },
-        components: [{ type: 'body', parameters: [{ type: 'text', text: 'Ada Lovelace' }, { type: 'text', text: 'Lyon / 3' }] }],
+        components: [
+          {
+            type: 'body',
+            parameters: [
+              { type: 'text', text: 'Ada Lovelace' },
+              { type: 'text', text: 'Lyon / 3' },
+            ],
+          },
+        ],
       },
     });
     // Accepted, not yet delivered: the status callback says that later.
@@ -81,7 +91,14 @@ describe('WhatsApp Cloud API channel', () => {
     assert.equal('components' in sent.body.template, false);
   });
 
-  for (const [status, code] of [[500, 1], [503, 2], [429, 4], [400, 130429], [400, 131056], [400, 131048]] as const) {
+  for (const [status, code] of [
+    [500, 1],
+    [503, 2],
+    [429, 4],
+    [400, 130429],
+    [400, 131056],
+    [400, 131048],
+  ] as const) {
     test(`HTTP ${status} with error ${code} is a temporary failure`, async () => {
       const { request } = await whatsappDelivery();
       api.failNext(1, status, code);
@@ -115,7 +132,10 @@ describe('WhatsApp Cloud API channel', () => {
 
   test('a wrong access token is refused (190): permanent, and the token is in no reason and no log', async () => {
     const { request } = await whatsappDelivery();
-    const wrong = { ...request, account: { ...request.account, whatsapp: { ...request.account.whatsapp!, token: 'EAAG-wrong-token-secret' } } };
+    const wrong = {
+      ...request,
+      account: { ...request.account, whatsapp: { ...request.account.whatsapp!, token: 'EAAG-wrong-token-secret' } },
+    };
     const err = await rejection(channels.whatsapp.deliver(wrong));
     assert.equal(err.temporary, false);
     assert.match(err.message, /190/);
@@ -160,7 +180,15 @@ describe('WhatsApp Cloud API channel', () => {
       template: {
         name: 'order_update',
         language: { code: 'en_US' },
-        components: [{ type: 'body', parameters: [{ type: 'text', text: 'Ada Lovelace' }, { type: 'text', text: 'Lyon / 3' }] }],
+        components: [
+          {
+            type: 'body',
+            parameters: [
+              { type: 'text', text: 'Ada Lovelace' },
+              { type: 'text', text: 'Lyon / 3' },
+            ],
+          },
+        ],
       },
     });
   });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { apiClient, startTestApp, type TestApp } from '../helpers/app.js';
+import { type ApiResponse, apiClient, startTestApp, type TestApp } from '../helpers/app.js';
 import { runHerald } from '../helpers/cli.js';
 import { uniq } from '../helpers/factories.js';
 import { processEnv } from '../helpers/harness.js';
@@ -50,7 +50,22 @@ describe('herald account', () => {
   test('update changes the plan, clears the allowance and stores WhatsApp settings encrypted', async () => {
     const { id } = await ok('account', 'create', '--name', 'Up');
     assert.deepEqual(
-      await ok('account', 'update', '--account', id, '--plan', 'pro', '--allowance', 'none', '--whatsapp-phone-number-id', '1234', '--whatsapp-token', 'tok-secret', '--whatsapp-app-secret', 'app-secret'),
+      await ok(
+        'account',
+        'update',
+        '--account',
+        id,
+        '--plan',
+        'pro',
+        '--allowance',
+        'none',
+        '--whatsapp-phone-number-id',
+        '1234',
+        '--whatsapp-token',
+        'tok-secret',
+        '--whatsapp-app-secret',
+        'app-secret',
+      ),
       { id },
     );
     const row = await t.db.kysely.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
@@ -107,13 +122,50 @@ describe('herald key', () => {
   test('--expires DATE means the end of that day UTC; a timestamp is taken as is', async () => {
     const { id: account } = await ok('account', 'create', '--name', 'When');
     const day = await ok('key', 'create', '--account', account, '--name', 'a', '--scopes', 'events:write', '--expires', '2030-06-15');
-    const stamp = await ok('key', 'create', '--account', account, '--name', 'b', '--scopes', 'events:write', '--expires', '2030-06-15T08:30:00.000Z');
+    const stamp = await ok(
+      'key',
+      'create',
+      '--account',
+      account,
+      '--name',
+      'b',
+      '--scopes',
+      'events:write',
+      '--expires',
+      '2030-06-15T08:30:00.000Z',
+    );
     const rows = await t.db.kysely.selectFrom('api_keys').select(['id', 'expires_at']).where('account_id', '=', account).execute();
     const byId = new Map(rows.map((r) => [r.id, r.expires_at]));
     assert.equal(byId.get(day.id), Date.parse('2030-06-15T23:59:59.999Z'));
     assert.equal(byId.get(stamp.id), Date.parse('2030-06-15T08:30:00.000Z'));
-    await fails(2, /--expires must be a date/, 'key', 'create', '--account', account, '--name', 'c', '--scopes', 'events:write', '--expires', 'tomorrow');
-    await fails(2, /not a real date/, 'key', 'create', '--account', account, '--name', 'c', '--scopes', 'events:write', '--expires', '2030-02-30');
+    await fails(
+      2,
+      /--expires must be a date/,
+      'key',
+      'create',
+      '--account',
+      account,
+      '--name',
+      'c',
+      '--scopes',
+      'events:write',
+      '--expires',
+      'tomorrow',
+    );
+    await fails(
+      2,
+      /not a real date/,
+      'key',
+      'create',
+      '--account',
+      account,
+      '--name',
+      'c',
+      '--scopes',
+      'events:write',
+      '--expires',
+      '2030-02-30',
+    );
   });
 
   test('update switches a key off and the running server refuses it within 1 second', async () => {
@@ -123,7 +175,7 @@ describe('herald key', () => {
     assert.equal((await api.post('/api/events', { type: 'x' })).status, 400, 'accepted (then the body is checked)');
     assert.deepEqual(await ok('key', 'update', '--account', account, '--key', created.id, '--active', 'false'), { id: created.id });
     const switchedOffAt = Date.now();
-    let res;
+    let res: ApiResponse;
     do {
       res = await api.post('/api/events', { type: 'x' });
       if (res.status === 403) break;
@@ -135,15 +187,39 @@ describe('herald key', () => {
   test('update changes scopes and clears the expiration with none', async () => {
     const { id: account } = await ok('account', 'create', '--name', 'Scopes');
     const created = await ok('key', 'create', '--account', account, '--name', 'k', '--scopes', 'leads:read', '--expires', '2020-01-01');
-    await ok('key', 'update', '--account', account, '--key', created.id, '--scopes', 'events:write', '--expires', 'none', '--active', 'true');
+    await ok(
+      'key',
+      'update',
+      '--account',
+      account,
+      '--key',
+      created.id,
+      '--scopes',
+      'events:write',
+      '--expires',
+      'none',
+      '--active',
+      'true',
+    );
     const row = await t.db.kysely.selectFrom('api_keys').selectAll().where('id', '=', created.id).executeTakeFirstOrThrow();
     assert.deepEqual([JSON.parse(row.scopes), row.expires_at, row.active], [['events:write'], null, 1]);
   });
 
-  test('bad scopes, another account\'s key and bad flags are refused', async () => {
+  test("bad scopes, another account's key and bad flags are refused", async () => {
     const { id: account } = await ok('account', 'create', '--name', 'Bad');
     const { id: other } = await ok('account', 'create', '--name', 'Other');
-    await fails(1, /Validation Error: scopes: unknown scope 'leads:delete'/, 'key', 'create', '--account', account, '--name', 'k', '--scopes', 'leads:delete');
+    await fails(
+      1,
+      /Validation Error: scopes: unknown scope 'leads:delete'/,
+      'key',
+      'create',
+      '--account',
+      account,
+      '--name',
+      'k',
+      '--scopes',
+      'leads:delete',
+    );
     const created = await ok('key', 'create', '--account', account, '--name', 'k', '--scopes', 'leads:read');
     await fails(1, /API key not found/, 'key', 'update', '--account', other, '--key', created.id, '--active', 'false');
     await fails(2, /--active must be true or false/, 'key', 'update', '--account', account, '--key', created.id, '--active', 'maybe');
@@ -155,14 +231,42 @@ describe('herald key', () => {
 describe('herald field, kpi, user', () => {
   test('field create prints the name and type; duplicates (any case) and unknown types are refused', async () => {
     const { id: account } = await ok('account', 'create', '--name', 'Fields');
-    assert.deepEqual(await ok('field', 'create', '--account', account, '--name', 'City', '--type', 'location'), { name: 'City', type: 'location' });
-    await fails(1, /custom field named 'city' already exists/, 'field', 'create', '--account', account, '--name', 'city', '--type', 'string');
-    await fails(1, /Validation Error: type: type must be one of/, 'field', 'create', '--account', account, '--name', 'Other', '--type', 'colour');
+    assert.deepEqual(await ok('field', 'create', '--account', account, '--name', 'City', '--type', 'location'), {
+      name: 'City',
+      type: 'location',
+    });
+    await fails(
+      1,
+      /custom field named 'city' already exists/,
+      'field',
+      'create',
+      '--account',
+      account,
+      '--name',
+      'city',
+      '--type',
+      'string',
+    );
+    await fails(
+      1,
+      /Validation Error: type: type must be one of/,
+      'field',
+      'create',
+      '--account',
+      account,
+      '--name',
+      'Other',
+      '--type',
+      'colour',
+    );
   });
 
   test('kpi create prints the id and name; a duplicate id is refused', async () => {
     const { id: account } = await ok('account', 'create', '--name', 'Kpis');
-    assert.deepEqual(await ok('kpi', 'create', '--account', account, '--id', 'ltv', '--name', 'Lifetime value'), { id: 'ltv', name: 'Lifetime value' });
+    assert.deepEqual(await ok('kpi', 'create', '--account', account, '--id', 'ltv', '--name', 'Lifetime value'), {
+      id: 'ltv',
+      name: 'Lifetime value',
+    });
     await fails(1, /KPI with id 'ltv' already exists/, 'kpi', 'create', '--account', account, '--id', 'ltv', '--name', 'Again');
   });
 
@@ -175,15 +279,50 @@ describe('herald field, kpi, user', () => {
     assert.equal(row.role, 'admin');
     assert.match(row.password_hash, /^scrypt\$/);
     assert.ok(!row.password_hash.includes('correct horse'));
-    await fails(1, /user with email .* already exists/, 'user', 'create', '--account', account, '--email', email, '--password', 'another password');
-    await fails(1, /password must be at least 8 characters/, 'user', 'create', '--account', account, '--email', `${uniq('m')}@example.com`, '--password', 'short');
-    await fails(2, /--role must be admin or member/, 'user', 'create', '--account', account, '--email', `${uniq('m')}@example.com`, '--password', 'long enough', '--role', 'owner');
+    await fails(
+      1,
+      /user with email .* already exists/,
+      'user',
+      'create',
+      '--account',
+      account,
+      '--email',
+      email,
+      '--password',
+      'another password',
+    );
+    await fails(
+      1,
+      /password must be at least 8 characters/,
+      'user',
+      'create',
+      '--account',
+      account,
+      '--email',
+      `${uniq('m')}@example.com`,
+      '--password',
+      'short',
+    );
+    await fails(
+      2,
+      /--role must be admin or member/,
+      'user',
+      'create',
+      '--account',
+      account,
+      '--email',
+      `${uniq('m')}@example.com`,
+      '--password',
+      'long enough',
+      '--role',
+      'owner',
+    );
   });
 });
 
 describe('key values never reach the terminal', () => {
   test('an error that echoes what was typed cuts a key value out (unknown option, unknown command, any spelling)', async () => {
-    const key = 'hk_' + 'Q'.repeat(32);
+    const key = `hk_${'Q'.repeat(32)}`;
     const results = [
       await herald('key', 'create', '--account', 'acc_none', `--${key}`),
       await herald('key', 'create', '--account', 'acc_none', `--${key.replace('_', '%5F')}`),

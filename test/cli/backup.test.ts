@@ -7,8 +7,8 @@ import SqliteDatabase from 'better-sqlite3';
 import { apiClient } from '../helpers/app.js';
 import { runHerald } from '../helpers/cli.js';
 import { makeTenant, randomEmail } from '../helpers/factories.js';
-import { startTestHerald, type TestHerald } from '../helpers/herald.js';
 import { processEnv } from '../helpers/harness.js';
+import { startTestHerald, type TestHerald } from '../helpers/herald.js';
 
 /** `herald backup --to FILE`: SQLite's online backup, taken while the server runs and writes. */
 let t: TestHerald;
@@ -24,7 +24,9 @@ after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-test('copies the running database into a consistent file that holds what was written', { skip: Boolean(process.env.DATABASE_URL) }, async () => {
+test('copies the running database into a consistent file that holds what was written', {
+  skip: Boolean(process.env.DATABASE_URL),
+}, async () => {
   const { key } = await makeTenant(t.db, t.config);
   const api = apiClient(t.app, key);
   const email = randomEmail();

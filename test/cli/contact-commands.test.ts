@@ -60,7 +60,8 @@ describe('herald contact', () => {
     assert.equal(byId.notes.length, 1);
     assert.deepEqual({ text: byId.notes[0].text, createdBy: byId.notes[0].createdBy }, { text: 'Called back', createdBy: 'sales' });
     assert.deepEqual([byId.archived, byId.optedOut], [false, false]);
-    for (const stamp of [byId.createdAt, byId.updatedAt, byId.notes[0].createdAt]) assert.match(stamp, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+    for (const stamp of [byId.createdAt, byId.updatedAt, byId.notes[0].createdAt])
+      assert.match(stamp, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
     assert.deepEqual(await ok('contact', 'show', '--account', c.account, '--email', c.email.toUpperCase()), byId);
     assert.deepEqual(await ok('contact', 'show', '--account', c.account, '--phone', c.phone), byId);
   });
@@ -68,7 +69,10 @@ describe('herald contact', () => {
   test('show: an unknown contact, another account and a wrong lookup are refused', async () => {
     const c = await provision();
     const { id: other } = await ok('account', 'create', '--name', 'Other');
-    for (const args of [['--lead', 'ld_nope'], ['--email', 'nobody@example.com']]) {
+    for (const args of [
+      ['--lead', 'ld_nope'],
+      ['--email', 'nobody@example.com'],
+    ]) {
       const res = await runHerald(['contact', 'show', '--account', c.account, ...args], env);
       assert.deepEqual([res.code, res.stderr.trim(), res.stdout], [1, 'herald: Lead not found', '']);
     }
@@ -80,7 +84,10 @@ describe('herald contact', () => {
 
   test('update archives and opts out; the next API write un-archives', async () => {
     const c = await provision();
-    assert.deepEqual(await ok('contact', 'update', '--account', c.account, '--lead', c.leadId, '--archived', 'true', '--opted-out', 'true'), { id: c.leadId });
+    assert.deepEqual(
+      await ok('contact', 'update', '--account', c.account, '--lead', c.leadId, '--archived', 'true', '--opted-out', 'true'),
+      { id: c.leadId },
+    );
     const shown = await ok('contact', 'show', '--account', c.account, '--lead', c.leadId);
     assert.deepEqual([shown.archived, shown.optedOut], [true, true]);
     await c.api.post('/api/leads', { email: c.email, tags: ['back'] });
@@ -90,13 +97,33 @@ describe('herald contact', () => {
 
   test('activity lists events and notes newest first, in the interfaces.md shapes', async () => {
     const c = await provision();
-    const ev = await c.api.post('/api/events', { type: 'purchase', leadId: c.leadId, value: 49.9, metadata: { sku: 'A1' }, url: 'https://shop.example.com/p?x=1' });
+    const ev = await c.api.post('/api/events', {
+      type: 'purchase',
+      leadId: c.leadId,
+      value: 49.9,
+      metadata: { sku: 'A1' },
+      url: 'https://shop.example.com/p?x=1',
+    });
     assert.equal(ev.status, 200);
     const { items } = await ok('contact', 'activity', '--account', c.account, '--lead', c.leadId);
-    assert.deepEqual(items.map((i: { kind: string }) => i.kind), ['event', 'note']);
-    assert.deepEqual(items[0], { kind: 'event', at: ev.body.createdAt, id: ev.body.id, type: 'purchase', value: '49.9', metadata: { sku: 'A1' }, url: 'shop.example.com/p' });
+    assert.deepEqual(
+      items.map((i: { kind: string }) => i.kind),
+      ['event', 'note'],
+    );
+    assert.deepEqual(items[0], {
+      kind: 'event',
+      at: ev.body.createdAt,
+      id: ev.body.id,
+      type: 'purchase',
+      value: '49.9',
+      metadata: { sku: 'A1' },
+      url: 'shop.example.com/p',
+    });
     assert.deepEqual(Object.keys(items[1]).sort(), ['at', 'createdBy', 'kind', 'text']);
-    const foreign = await runHerald(['contact', 'activity', '--account', (await ok('account', 'create', '--name', 'X')).id, '--lead', c.leadId], env);
+    const foreign = await runHerald(
+      ['contact', 'activity', '--account', (await ok('account', 'create', '--name', 'X')).id, '--lead', c.leadId],
+      env,
+    );
     assert.equal(foreign.code, 1);
   });
 });

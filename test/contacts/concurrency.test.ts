@@ -11,7 +11,10 @@ test('50 concurrent KPI increments on one contact all count', async () => {
   const email = randomEmail();
   await t.lead({ email, name: 'Busy Contact', kpis: { clicks: 0 } });
   const results = await Promise.all(Array.from({ length: 50 }, (_, i) => t.lead({ email, kpis: { clicks: i % 2 === 0 ? 1 : '2' } })));
-  assert.deepEqual(results.map((r) => r.status), Array(50).fill(200));
+  assert.deepEqual(
+    results.map((r) => r.status),
+    Array(50).fill(200),
+  );
   assert.deepEqual((await t.profile({ email }))?.kpis, { clicks: 25 * 1 + 25 * 2 });
 });
 
@@ -29,7 +32,11 @@ test('20 concurrent creates with the same new email make exactly one contact', a
   const t = await contactTenant(app());
   const email = randomEmail();
   const results = await Promise.all(Array.from({ length: 20 }, (_, i) => t.lead({ email, name: `Racer ${i}`, tags: [`racer-${i}`] })));
-  assert.deepEqual(results.map((r) => r.status), Array(20).fill(200), JSON.stringify(results.find((r) => r.status !== 200)?.body));
+  assert.deepEqual(
+    results.map((r) => r.status),
+    Array(20).fill(200),
+    JSON.stringify(results.find((r) => r.status !== 200)?.body),
+  );
   const ids = new Set(results.map((r) => r.body.id));
   assert.equal(ids.size, 1);
   assert.equal(results.filter((r) => r.body.created === true).length, 1);

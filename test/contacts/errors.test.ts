@@ -43,7 +43,10 @@ for (const [label, extra, paths] of SHAPE_CASES) {
     assert.equal(res.body.statusCode, 400);
     assert.equal(res.body.error, 'Bad Request');
     assert.equal(res.body.message, 'Validation Error');
-    assert.deepEqual(res.body.details.map((d: { path: string }) => d.path), paths);
+    assert.deepEqual(
+      res.body.details.map((d: { path: string }) => d.path),
+      paths,
+    );
     assert.ok(res.body.details.every((d: { message: string }) => typeof d.message === 'string' && d.message !== ''));
     if (!('email' in extra)) assert.equal(await t.profile({ email }), undefined);
   });
@@ -68,7 +71,10 @@ for (const [label, body, paths] of RULE_CASES) {
     const res = await t.lead(sent);
     assert.equal(res.status, 400);
     assert.equal(res.body.message, 'Validation Error');
-    assert.deepEqual(res.body.details.map((d: { path: string }) => d.path), paths);
+    assert.deepEqual(
+      res.body.details.map((d: { path: string }) => d.path),
+      paths,
+    );
     if (typeof sent.email === 'string') assert.equal(await t.profile({ email: sent.email }), undefined);
   });
 }
@@ -79,7 +85,10 @@ test('a 1-character name is refused on update too, and the stored name stays', a
   await t.lead({ email, name: 'Long Enough' });
   const res = await t.lead({ email, name: ' B ' });
   assert.equal(res.status, 400);
-  assert.deepEqual(res.body.details.map((d: { path: string }) => d.path), ['/name']);
+  assert.deepEqual(
+    res.body.details.map((d: { path: string }) => d.path),
+    ['/name'],
+  );
   assert.equal((await t.profile({ email }))?.name, 'Long Enough');
 });
 
@@ -108,7 +117,12 @@ test('a bad request changes nothing: tags, fields, KPIs, metadata, notes, tracke
 
 test('a body that is not JSON is 400 Invalid JSON body and creates nothing', async () => {
   const t = await contactTenant(app());
-  const res = await t.api.call({ method: 'POST', url: '/api/leads', payload: '{"email": "x@example.com", ', headers: { 'content-type': 'application/json' } });
+  const res = await t.api.call({
+    method: 'POST',
+    url: '/api/leads',
+    payload: '{"email": "x@example.com", ',
+    headers: { 'content-type': 'application/json' },
+  });
   assert.equal(res.status, 400);
   assert.equal(res.body.message, 'Invalid JSON body');
   assert.equal(await t.profile({ email: 'x@example.com' }), undefined);

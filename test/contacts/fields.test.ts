@@ -18,43 +18,78 @@ interface TypeCases {
 const CASES: Record<FieldType, TypeCases> = {
   string: {
     initial: 'before',
-    valid: [['Hello world', 'Hello world'], ['  padded ', 'padded'], [42, '42'], [12.5, '12.5'], [true, 'true']],
+    valid: [
+      ['Hello world', 'Hello world'],
+      ['  padded ', 'padded'],
+      [42, '42'],
+      [12.5, '12.5'],
+      [true, 'true'],
+    ],
     invalid: [{ a: 1 }, ['x']],
     empty: ['', null, [], '   '],
   },
   number: {
     initial: 1,
-    valid: [[12.5, 12.5], ['12.5', 12.5], ['-3', -3], [0, 0], ['.5', 0.5]],
+    valid: [
+      [12.5, 12.5],
+      ['12.5', 12.5],
+      ['-3', -3],
+      [0, 0],
+      ['.5', 0.5],
+    ],
     invalid: ['12,5', 'abc', true, '1e3', '12.', { n: 1 }],
     empty: ['', null, []],
   },
   date: {
     initial: '2020-01-01',
-    valid: [['2024-02-29', '2024-02-29'], ['29/02/2024', '2024-02-29'], ['01/12/1999', '1999-12-01'], [' 2025-07-04 ', '2025-07-04']],
+    valid: [
+      ['2024-02-29', '2024-02-29'],
+      ['29/02/2024', '2024-02-29'],
+      ['01/12/1999', '1999-12-01'],
+      [' 2025-07-04 ', '2025-07-04'],
+    ],
     invalid: ['2023-02-29', '31/04/2024', '2024-13-01', '2024/02/01', '2024-2-1', '12/31/2024', 20240101, true],
     empty: ['', null, []],
   },
   boolean: {
     initial: true,
-    valid: [[true, true], [false, false], ['true', true], ['false', false], ['FALSE', false]],
+    valid: [
+      [true, true],
+      [false, false],
+      ['true', true],
+      ['false', false],
+      ['FALSE', false],
+    ],
     invalid: ['yes', 1, 0, 'on'],
     empty: ['', null, []],
   },
   location: {
     initial: 'Lyon',
-    valid: [['Paris', 'Paris'], [' São Paulo ', 'São Paulo']],
+    valid: [
+      ['Paris', 'Paris'],
+      [' São Paulo ', 'São Paulo'],
+    ],
     invalid: [75, true, { city: 'Paris' }],
     empty: ['', null, []],
   },
   phone: {
     initial: '+33611111111',
-    valid: [['+33 6 12 34 56 78', '+33612345678'], ['+1 (415) 555-2671', '+14155552671']],
+    valid: [
+      ['+33 6 12 34 56 78', '+33612345678'],
+      ['+1 (415) 555-2671', '+14155552671'],
+    ],
     invalid: ['12', 'call me', 33612345678],
     empty: ['', null, []],
   },
   array: {
     initial: ['a'],
-    valid: [[[1, 'two', { three: 3 }], [1, 'two', { three: 3 }]], [['x'], ['x']]],
+    valid: [
+      [
+        [1, 'two', { three: 3 }],
+        [1, 'two', { three: 3 }],
+      ],
+      [['x'], ['x']],
+    ],
     invalid: ['a,b', 3, { 0: 'a' }],
     empty: [[], null, ''],
   },
@@ -157,7 +192,14 @@ test('fields not sent keep their values', async () => {
   await makeField(app().db, t.accountId, 'City', 'location');
   await makeField(app().db, t.accountId, 'Plan', 'string');
   const email = randomEmail();
-  await t.lead({ email, name: 'Keeps', fields: [{ key: 'City', value: 'Paris' }, { key: 'Plan', value: 'gold' }] });
+  await t.lead({
+    email,
+    name: 'Keeps',
+    fields: [
+      { key: 'City', value: 'Paris' },
+      { key: 'Plan', value: 'gold' },
+    ],
+  });
   await t.lead({ email, fields: [{ key: 'Plan', value: 'silver' }] });
   assert.deepEqual((await t.profile({ email }))?.fields, { City: 'Paris', Plan: 'silver' });
 });
@@ -166,6 +208,13 @@ test('the same field named twice in one call: the last entry wins', async () => 
   const t = await contactTenant(app());
   await makeField(app().db, t.accountId, 'Plan', 'string');
   const email = randomEmail();
-  await t.lead({ email, name: 'Twice', fields: [{ key: 'Plan', value: 'first' }, { key: 'plan', value: 'second' }] });
+  await t.lead({
+    email,
+    name: 'Twice',
+    fields: [
+      { key: 'Plan', value: 'first' },
+      { key: 'plan', value: 'second' },
+    ],
+  });
   assert.deepEqual((await t.profile({ email }))?.fields, { Plan: 'second' });
 });

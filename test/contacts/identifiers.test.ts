@@ -23,7 +23,10 @@ for (const email of ['not-an-email', 'a@b', 'two@@example.com', 'spaces in@examp
     const res = await t.lead({ email, phone, name: 'Bad Email' });
     assert.equal(res.status, 400);
     assert.equal(res.body.message, 'Validation Error');
-    assert.deepEqual(res.body.details.map((d: { path: string }) => d.path), ['/email']);
+    assert.deepEqual(
+      res.body.details.map((d: { path: string }) => d.path),
+      ['/email'],
+    );
     assert.equal(await t.profile({ phone }), undefined);
   });
 }
@@ -59,7 +62,10 @@ for (const phone of ['12345', '+33 6 12', '+999 123 456 789', 'phone: +336123456
     const res = await t.lead({ email, phone, name: 'Bad Phone' });
     assert.equal(res.status, 400);
     assert.equal(res.body.message, 'Validation Error');
-    assert.deepEqual(res.body.details.map((d: { path: string }) => d.path), ['/phone']);
+    assert.deepEqual(
+      res.body.details.map((d: { path: string }) => d.path),
+      ['/phone'],
+    );
     assert.equal(await t.profile({ email }), undefined);
   });
 }
@@ -70,7 +76,15 @@ test('409 when the email belongs to another contact than the id: nothing is writ
   const bEmail = randomEmail();
   const b = await t.lead({ email: bEmail, name: 'Contact B' });
   const before = await t.profile({ id: a.body.id });
-  const res = await t.lead({ id: a.body.id, email: bEmail, name: 'Changed', tags: ['x'], phone: randomPhone(), kpis: {}, metadata: { k: 1 } });
+  const res = await t.lead({
+    id: a.body.id,
+    email: bEmail,
+    name: 'Changed',
+    tags: ['x'],
+    phone: randomPhone(),
+    kpis: {},
+    metadata: { k: 1 },
+  });
   assert.equal(res.status, 409);
   assert.equal(res.body.message, 'Identifier belongs to another contact');
   assert.deepEqual(await t.profile({ id: a.body.id }), before);

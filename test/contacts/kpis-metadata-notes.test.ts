@@ -58,7 +58,15 @@ test('fields and KPIs in one write are each matched against their own definition
   await makeKpi(app().db, t.accountId, 'visits');
   // A KPI named like the field and a field named like the KPI are unknown: the two kinds never mix.
   const email = randomEmail();
-  const res = await t.lead({ email, name: 'Both Kinds', fields: [{ key: 'city', value: 'Lyon' }, { key: 'visits', value: 'x' }], kpis: { visits: 2, City: 1 } });
+  const res = await t.lead({
+    email,
+    name: 'Both Kinds',
+    fields: [
+      { key: 'city', value: 'Lyon' },
+      { key: 'visits', value: 'x' },
+    ],
+    kpis: { visits: 2, City: 1 },
+  });
   assert.equal(res.status, 200);
   assert.deepEqual(res.body.fields, [{ key: 'City', value: 'Lyon' }]);
   assert.deepEqual(res.body.kpis, { visits: 2 });
@@ -99,7 +107,10 @@ test('metadata over 16 KiB is 400 at /metadata and changes nothing', async () =>
   const email = randomEmail();
   const res = await t.lead({ email, name: 'Too Big', metadata: { blob: 'x'.repeat(17 * 1024) } });
   assert.equal(res.status, 400);
-  assert.deepEqual(res.body.details.map((d: { path: string }) => d.path), ['/metadata']);
+  assert.deepEqual(
+    res.body.details.map((d: { path: string }) => d.path),
+    ['/metadata'],
+  );
   assert.equal(await t.profile({ email }), undefined);
 });
 
@@ -110,7 +121,10 @@ test('metadata that only goes past 16 KiB once merged is 400 and leaves the cont
   const before = await t.profile({ email });
   const res = await t.lead({ email, name: 'Changed Name', tags: ['t'], metadata: { b: 'y'.repeat(10 * 1024) } });
   assert.equal(res.status, 400);
-  assert.deepEqual(res.body.details.map((d: { path: string }) => d.path), ['/metadata']);
+  assert.deepEqual(
+    res.body.details.map((d: { path: string }) => d.path),
+    ['/metadata'],
+  );
   assert.deepEqual(await t.profile({ email }), before);
 });
 
@@ -122,7 +136,13 @@ test('a note is added with its text, author and time; notes accumulate', async (
   assert.deepEqual(res.body.note, { text: 'First call', createdBy: 'alice' });
   await t.lead({ email, note: { text: 'Second call', createdBy: 'bob' } });
   const notes = (await t.profile({ email }))?.notes ?? [];
-  assert.deepEqual(notes.map((n) => [n.text, n.createdBy]), [['First call', 'alice'], ['Second call', 'bob']]);
+  assert.deepEqual(
+    notes.map((n) => [n.text, n.createdBy]),
+    [
+      ['First call', 'alice'],
+      ['Second call', 'bob'],
+    ],
+  );
   assert.ok(Date.parse(notes[0]!.createdAt) >= started - 1000);
   assert.match(notes[0]!.createdAt, /\.\d{3}Z$/);
 });
@@ -144,7 +164,10 @@ for (const [note, path] of [
     const res = await t.lead({ email, name: 'Renamed', note });
     assert.equal(res.status, 400);
     assert.equal(res.body.message, 'Validation Error');
-    assert.deepEqual(res.body.details.map((d: { path: string }) => d.path), [path]);
+    assert.deepEqual(
+      res.body.details.map((d: { path: string }) => d.path),
+      [path],
+    );
     const profile = await t.profile({ email });
     assert.deepEqual(profile?.notes, []);
     assert.equal(profile?.name, 'No Note');

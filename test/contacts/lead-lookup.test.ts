@@ -129,6 +129,9 @@ test('setContactFlags archives, opts out and back; unknown id is LEAD_NOT_FOUND'
   profile = await t.profile({ email });
   assert.deepEqual([profile?.archived, profile?.optedOut], [true, false]);
   await setContactFlags(app().db, t.accountId, body.id, {});
-  await assert.rejects(setContactFlags(app().db, t.accountId, 'ld_nope', { archived: false }), (err: { code?: string }) => err.code === 'LEAD_NOT_FOUND');
+  await assert.rejects(
+    setContactFlags(app().db, t.accountId, 'ld_nope', { archived: false }),
+    (err: { code?: string }) => err.code === 'LEAD_NOT_FOUND',
+  );
   await assert.rejects(setContactFlags(app().db, t.accountId, 'ld_nope', {}), (err: { code?: string }) => err.code === 'LEAD_NOT_FOUND');
 });

@@ -35,7 +35,14 @@ async function twoAccounts() {
 test("A's key sending B's contact id never touches B's contact: A gets a new contact of its own", async () => {
   const { a, b, bId, bBefore } = await twoAccounts();
   const aEmail = randomEmail();
-  const res = await a.lead({ id: bId, email: aEmail, name: 'Hijack Attempt', tags: ['a-tag'], kpis: { visits: 5 }, metadata: { owner: 'a' } });
+  const res = await a.lead({
+    id: bId,
+    email: aEmail,
+    name: 'Hijack Attempt',
+    tags: ['a-tag'],
+    kpis: { visits: 5 },
+    metadata: { owner: 'a' },
+  });
   assert.equal(res.status, 200);
   assert.equal(res.body.created, true);
   assert.notEqual(res.body.id, bId);
@@ -48,7 +55,10 @@ test("A's key sending only B's contact id (no address) is 400 and leaks nothing 
   const { a, b, bId, bBefore } = await twoAccounts();
   const res = await a.lead({ id: bId, name: 'Rename B' });
   assert.equal(res.status, 400);
-  assert.deepEqual(res.body.details.map((d: { path: string }) => d.path), ['/email']);
+  assert.deepEqual(
+    res.body.details.map((d: { path: string }) => d.path),
+    ['/email'],
+  );
   assert.deepEqual(await b.profile({ id: bId }), bBefore);
 });
 
@@ -82,7 +92,10 @@ test("B's contact cannot be read through A's account by id, email, phone or lead
 
 test("setContactFlags with A's account on B's contact is LEAD_NOT_FOUND and changes nothing", async () => {
   const { a, b, bId, bBefore } = await twoAccounts();
-  await assert.rejects(setContactFlags(app().db, a.accountId, bId, { archived: true, optedOut: true }), (err: { code?: string }) => err.code === 'LEAD_NOT_FOUND');
+  await assert.rejects(
+    setContactFlags(app().db, a.accountId, bId, { archived: true, optedOut: true }),
+    (err: { code?: string }) => err.code === 'LEAD_NOT_FOUND',
+  );
   assert.deepEqual(await b.profile({ id: bId }), bBefore);
 });
 

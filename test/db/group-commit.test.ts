@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import SqliteDatabase from 'better-sqlite3';
 import { sql } from 'kysely';
-import { openDatabase, type Db } from '../../src/db/connect.js';
+import { type Db, openDatabase } from '../../src/db/connect.js';
 import { inTransaction } from '../../src/db/transaction.js';
 
 /**
@@ -50,7 +50,10 @@ test('transactions requested together share one commit; one that throws is rolle
     }),
   ]);
   assert.deepEqual(seenByThird, [[]], 'nothing committed while the group runs');
-  assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled']);
+  assert.deepEqual(
+    results.map((r) => r.status),
+    ['fulfilled', 'rejected', 'fulfilled'],
+  );
   assert.equal((results[0] as PromiseFulfilledResult<string>).value, 'first');
   assert.equal((results[1] as PromiseRejectedResult).reason.message, 'second fails');
   assert.equal((results[2] as PromiseFulfilledResult<string>).value, 'third');

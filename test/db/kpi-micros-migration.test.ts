@@ -30,7 +30,9 @@ async function withDatabase(run: (db: Kysely<any>, schema?: string) => Promise<v
   const admin = new pg.Client({ connectionString: url });
   await admin.connect();
   await admin.query(`create schema ${schema}`);
-  const db = new Kysely<any>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 1, options: `-c search_path=${schema}` }) }) });
+  const db = new Kysely<any>({
+    dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 1, options: `-c search_path=${schema}` }) }),
+  });
   try {
     await run(db, schema);
   } finally {
@@ -46,8 +48,16 @@ test('0007 converts stored KPI totals to micros', async () => {
     const migrator = new Migrator({ db, provider: { getMigrations: async () => MIGRATIONS }, migrationTableSchema: schema });
     assert.equal((await migrator.migrateTo('0006_admin_indexes')).error, undefined);
     await sql`insert into accounts (id, name, plan, created_at) values ('acc_1', 'A', 'free', 0)`.execute(db);
-    await sql`insert into contacts (id, account_id, name, archived, opted_out, metadata, created_at, updated_at) values ('ld_1', 'acc_1', 'C', 0, 0, '{}', 0, 0)`.execute(db);
-    const legacy: [string, number][] = [['noisy', 0.1 + 0.2], ['twenty', 20.000000000000014], ['negative', -5.5], ['huge', 1.7e308], ['tiny', 4e-7]];
+    await sql`insert into contacts (id, account_id, name, archived, opted_out, metadata, created_at, updated_at) values ('ld_1', 'acc_1', 'C', 0, 0, '{}', 0, 0)`.execute(
+      db,
+    );
+    const legacy: [string, number][] = [
+      ['noisy', 0.1 + 0.2],
+      ['twenty', 20.000000000000014],
+      ['negative', -5.5],
+      ['huge', 1.7e308],
+      ['tiny', 4e-7],
+    ];
     for (const [kpiId, value] of legacy) {
       await sql`insert into contact_kpis (account_id, contact_id, kpi_id, value) values ('acc_1', 'ld_1', ${kpiId}, ${value})`.execute(db);
     }
@@ -58,7 +68,13 @@ test('0007 converts stored KPI totals to micros', async () => {
     const rows = await db.selectFrom('contact_kpis').select(['kpi_id', 'value_micros']).orderBy('kpi_id').execute();
     assert.deepEqual(
       rows.map((r) => [r.kpi_id, Number(r.value_micros)]),
-      [['huge', 999999999999999], ['negative', -5500000], ['noisy', 300000], ['tiny', 0], ['twenty', 20000000]],
+      [
+        ['huge', 999999999999999],
+        ['negative', -5500000],
+        ['noisy', 300000],
+        ['tiny', 0],
+        ['twenty', 20000000],
+      ],
     );
   });
 });

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import SqliteDatabase from 'better-sqlite3';
 import { sql } from 'kysely';
-import { openDatabase, type Db } from '../../src/db/connect.js';
+import { type Db, openDatabase } from '../../src/db/connect.js';
 import { inPriorityTransaction, inTransaction } from '../../src/db/transaction.js';
 import { uniq } from '../helpers/factories.js';
 
@@ -49,7 +49,9 @@ test('SQLite: a priority transaction requested while a long group runs commits b
   // The group of twenty is running (one has started, or a few).
   await sleep(12);
   let seenWhenUrgentDone: string[] = [];
-  await inPriorityTransaction(sqlite, (tx) => sql`insert into notes (text) values ('urgent')`.execute(tx)).then(() => (seenWhenUrgentDone = committed()));
+  await inPriorityTransaction(sqlite, (tx) => sql`insert into notes (text) values ('urgent')`.execute(tx)).then(
+    () => (seenWhenUrgentDone = committed()),
+  );
   await Promise.all(slow);
   assert.ok(seenWhenUrgentDone.includes('urgent'), 'committed when its caller is answered');
   assert.ok(!seenWhenUrgentDone.includes('slow-19'), `did not wait for the whole group: ${seenWhenUrgentDone.length - 1} of 20 ahead`);
@@ -67,19 +69,29 @@ test('concurrent priority transactions: one that throws is rolled back alone, th
     }),
     inPriorityTransaction(engineDb, insert('p3')),
   ]);
-  assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled']);
+  assert.deepEqual(
+    results.map((r) => r.status),
+    ['fulfilled', 'rejected', 'fulfilled'],
+  );
   const rows = await sql<{ text: string }>`select text from ${sql.id(table)} order by text`.execute(engineDb.kysely);
-  assert.deepEqual(rows.rows.map((r) => r.text), ['p1', 'p3']);
+  assert.deepEqual(
+    rows.rows.map((r) => r.text),
+    ['p1', 'p3'],
+  );
 });
 
-test('PostgreSQL: a priority transaction does not wait for a pool connection held by others', { skip: !process.env.DATABASE_URL && 'PostgreSQL only' }, async () => {
+test('PostgreSQL: a priority transaction does not wait for a pool connection held by others', {
+  skip: !process.env.DATABASE_URL && 'PostgreSQL only',
+}, async () => {
   let release!: () => void;
   const gate = new Promise<void>((resolve) => (release = resolve));
   // The pool's only connection is busy until the gate opens.
   const holder = inTransaction(engineDb, async () => gate);
   await sleep(20);
   const outcome = await Promise.race([
-    inPriorityTransaction(engineDb, (tx) => sql`insert into ${sql.id(table)} (text) values ('while-busy')`.execute(tx)).then(() => 'committed'),
+    inPriorityTransaction(engineDb, (tx) => sql`insert into ${sql.id(table)} (text) values ('while-busy')`.execute(tx)).then(
+      () => 'committed',
+    ),
     sleep(5_000).then(() => 'still waiting'),
   ]);
   release();

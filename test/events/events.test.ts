@@ -28,7 +28,12 @@ describe('POST /api/events: recording', () => {
   test('an event by leadId answers id, leadId, type and createdAt, and shows in the activity feed', async () => {
     const c = await tenantWithContact();
     const before = Date.now();
-    const res = await c.api.post('/api/events', { type: 'purchase', leadId: c.leadId, value: '49.90', metadata: { plan: 'gold', seats: 3 } });
+    const res = await c.api.post('/api/events', {
+      type: 'purchase',
+      leadId: c.leadId,
+      value: '49.90',
+      metadata: { plan: 'gold', seats: 3 },
+    });
     assert.equal(res.status, 200);
     assert.match(res.body.id, /^ev_[0-9a-z]+$/);
     assert.equal(res.body.leadId, c.leadId);
@@ -37,7 +42,15 @@ describe('POST /api/events: recording', () => {
     assert.ok(Date.parse(res.body.createdAt) >= before - 1);
     assert.deepEqual(Object.keys(res.body).sort(), ['createdAt', 'id', 'leadId', 'type']);
     const [item] = await activityEvents(c.accountId, c.leadId);
-    assert.deepEqual(item, { kind: 'event', at: res.body.createdAt, id: res.body.id, type: 'purchase', value: '49.90', metadata: { plan: 'gold', seats: 3 }, url: null });
+    assert.deepEqual(item, {
+      kind: 'event',
+      at: res.body.createdAt,
+      id: res.body.id,
+      type: 'purchase',
+      value: '49.90',
+      metadata: { plan: 'gold', seats: 3 },
+      url: null,
+    });
   });
 
   test('an event by tracker lands on the contact the visitor id is linked to', async () => {
@@ -83,11 +96,17 @@ describe('POST /api/events: recording', () => {
 
   test('click needs a value; with one it is recorded', async () => {
     const c = await tenantWithContact();
-    for (const body of [{ type: 'click', leadId: c.leadId }, { type: 'click', leadId: c.leadId, value: '' }]) {
+    for (const body of [
+      { type: 'click', leadId: c.leadId },
+      { type: 'click', leadId: c.leadId, value: '' },
+    ]) {
       const res = await c.api.post('/api/events', body);
       assert.equal(res.status, 400);
       assert.equal(res.body.message, 'Validation Error');
-      assert.deepEqual(res.body.details.map((d: { path: string }) => d.path), ['/value']);
+      assert.deepEqual(
+        res.body.details.map((d: { path: string }) => d.path),
+        ['/value'],
+      );
     }
     assert.equal((await activityEvents(c.accountId, c.leadId)).length, 0, 'nothing stored');
     assert.equal((await c.api.post('/api/events', { type: 'click', leadId: c.leadId, value: 'cta-button' })).status, 200);
@@ -165,7 +184,10 @@ describe('POST /api/events: errors', () => {
 
   test('an unknown leadId or tracker: 404 Lead not found', async () => {
     const c = await tenantWithContact();
-    for (const body of [{ type: 'x', leadId: 'ld_unknown' }, { type: 'x', tracker: 'never-seen' }]) {
+    for (const body of [
+      { type: 'x', leadId: 'ld_unknown' },
+      { type: 'x', tracker: 'never-seen' },
+    ]) {
       const res = await c.api.post('/api/events', body);
       assert.deepEqual(res.body, { statusCode: 404, error: 'Not Found', message: 'Lead not found' });
     }
@@ -183,7 +205,10 @@ describe('POST /api/events: tenant isolation', () => {
   test("account A's key cannot log an event on account B's contact, by id or by tracker", async () => {
     const a = await tenantWithContact();
     const b = await tenantWithContact();
-    for (const body of [{ type: 'x', leadId: b.leadId }, { type: 'x', tracker: b.tracker }]) {
+    for (const body of [
+      { type: 'x', leadId: b.leadId },
+      { type: 'x', tracker: b.tracker },
+    ]) {
       const res = await a.api.post('/api/events', body);
       assert.deepEqual([res.status, res.body.message], [404, 'Lead not found']);
     }

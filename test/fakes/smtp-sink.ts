@@ -1,5 +1,5 @@
-import { simpleParser, type AddressObject } from 'mailparser';
 import type { AddressInfo } from 'node:net';
+import { type AddressObject, simpleParser } from 'mailparser';
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 
 /** One message the sink accepted, parsed the way a mail client would read it. */
@@ -33,7 +33,10 @@ export class SmtpSink {
   private stalledUntil = 0;
   private waiters: { count: number; resolve: () => void }[] = [];
 
-  private constructor(readonly port: number, server: SMTPServer) {
+  private constructor(
+    readonly port: number,
+    server: SMTPServer,
+  ) {
     this.server = server;
   }
 
@@ -67,7 +70,10 @@ export class SmtpSink {
   waitFor(count: number, timeoutMs = 5000): Promise<ReceivedEmail[]> {
     if (this.messages.length >= count) return Promise.resolve(this.messages.slice());
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`smtp sink: ${this.messages.length} of ${count} messages after ${timeoutMs} ms`)), timeoutMs);
+      const timer = setTimeout(
+        () => reject(new Error(`smtp sink: ${this.messages.length} of ${count} messages after ${timeoutMs} ms`)),
+        timeoutMs,
+      );
       const done = () => {
         clearTimeout(timer);
         resolve(this.messages.slice());
@@ -101,7 +107,11 @@ export class SmtpSink {
       throw Object.assign(new Error(this.failures.message), { responseCode: this.failures.code });
     }
     const headers: Record<string, string> = {};
-    for (const { key, line } of parsed.headerLines) headers[key] = line.slice(line.indexOf(':') + 1).replace(/\r?\n[ \t]+/g, ' ').trim();
+    for (const { key, line } of parsed.headerLines)
+      headers[key] = line
+        .slice(line.indexOf(':') + 1)
+        .replace(/\r?\n[ \t]+/g, ' ')
+        .trim();
     this.messages.push({
       envelope: {
         from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
@@ -136,12 +146,15 @@ function createServer(onMessage: (stream: SMTPServerDataStream, session: SMTPSer
     // stop() should take the server down now, not after the default 30 s grace period.
     closeTimeout: 10,
     onData(stream, session, callback) {
-      onMessage(stream, session).then(() => callback(), (err: Error) => {
-        // Whatever was not read yet must be drained before the reply is sent.
-        stream.resume();
-        stream.once('end', () => callback(err));
-        if (stream.readableEnded) callback(err);
-      });
+      onMessage(stream, session).then(
+        () => callback(),
+        (err: Error) => {
+          // Whatever was not read yet must be drained before the reply is sent.
+          stream.resume();
+          stream.once('end', () => callback(err));
+          if (stream.readableEnded) callback(err);
+        },
+      );
     },
   });
   // A client that dies mid-conversation (a SIGKILLed worker) resets its connection: for a mail

@@ -1,5 +1,5 @@
-import { createServer, connect, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
+import { connect, createServer, type Server, type Socket } from 'node:net';
 
 /**
  * A TCP relay to a real server (PostgreSQL) that a test can cut, as a network failure or a
@@ -10,7 +10,10 @@ export class TcpProxy {
   private server: Server | undefined;
   private port = 0;
 
-  private constructor(private readonly targetHost: string, private readonly targetPort: number) {}
+  private constructor(
+    private readonly targetHost: string,
+    private readonly targetPort: number,
+  ) {}
 
   static async start(targetHost: string, targetPort: number): Promise<TcpProxy> {
     const proxy = new TcpProxy(targetHost, targetPort);

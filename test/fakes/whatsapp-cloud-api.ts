@@ -33,7 +33,10 @@ export class FakeWhatsAppCloudApi {
   private failures: { remaining: number; status: number; code: number; message: string } | undefined;
   private stalls = 0;
 
-  private constructor(private readonly server: Server, readonly version: string) {}
+  private constructor(
+    private readonly server: Server,
+    readonly version: string,
+  ) {}
 
   static async start(version = 'v21.0'): Promise<FakeWhatsAppCloudApi> {
     let fake: FakeWhatsAppCloudApi | undefined;
@@ -105,14 +108,22 @@ export class FakeWhatsAppCloudApi {
     const auth = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '');
     if (!auth) return [401, apiError(190, 'Invalid OAuth access token - Cannot parse access token', 'OAuthException')];
     if (token === undefined) {
-      return [400, apiError(100, `Unsupported post request. Object with ID '${phoneNumberId}' does not exist, cannot be loaded due to missing permissions, or does not support this operation.`, 'GraphMethodException')];
+      return [
+        400,
+        apiError(
+          100,
+          `Unsupported post request. Object with ID '${phoneNumberId}' does not exist, cannot be loaded due to missing permissions, or does not support this operation.`,
+          'GraphMethodException',
+        ),
+      ];
     }
     if (auth[1] !== token) return [401, apiError(190, 'Error validating access token: The session is invalid.', 'OAuthException')];
     if (!/^application\/json\b/.test(req.headers['content-type'] ?? '') || body === undefined || typeof body !== 'object') {
       return [400, apiError(100, '(#100) The request body must be JSON')];
     }
     if (body.messaging_product !== 'whatsapp') return [400, apiError(100, '(#100) The parameter messaging_product is required.')];
-    if (body.recipient_type !== undefined && body.recipient_type !== 'individual') return [400, apiError(100, '(#100) Invalid parameter recipient_type')];
+    if (body.recipient_type !== undefined && body.recipient_type !== 'individual')
+      return [400, apiError(100, '(#100) Invalid parameter recipient_type')];
     if (typeof body.to !== 'string' || !/^\d{7,15}$/.test(body.to)) return [400, apiError(100, '(#100) Invalid parameter to')];
     if (body.type !== 'template') return [400, apiError(100, '(#100) This fake only takes template messages')];
     const template = this.templates.get(body.template?.name);
@@ -137,7 +148,15 @@ export class FakeWhatsAppCloudApi {
 }
 
 function apiError(code: number, message: string, type = 'OAuthException') {
-  return { error: { message, type, code, error_data: { messaging_product: 'whatsapp', details: message }, fbtrace_id: randomBytes(9).toString('base64url') } };
+  return {
+    error: {
+      message,
+      type,
+      code,
+      error_data: { messaging_product: 'whatsapp', details: message },
+      fbtrace_id: randomBytes(9).toString('base64url'),
+    },
+  };
 }
 
 function send(res: ServerResponse, status: number, body: object): void {

@@ -10,17 +10,28 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import fc from 'fast-check';
-import { createSegment } from '../../src/modules/segments/segments.service.js';
 import { openSession, readSession } from '../../src/modules/admin/auth/sessions.js';
 import { writeContact } from '../../src/modules/contacts/contacts.service.js';
+import { createSegment } from '../../src/modules/segments/segments.service.js';
 import { makeUser } from '../admin/helpers.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { makeField, makeKey, makeKpi, makeTenant, randomEmail, uniq } from '../helpers/factories.js';
 import { makeEmailCampaign } from '../helpers/herald.js';
-import { assertErrorBody, assertUnchanged, closeAgents, listTables, rowCounts, runAddress, send, tablesA4xxMayChange, type FuzzRequest, type FuzzResponse } from './harness.js';
+import {
+  assertErrorBody,
+  assertUnchanged,
+  closeAgents,
+  type FuzzRequest,
+  type FuzzResponse,
+  listTables,
+  rowCounts,
+  runAddress,
+  send,
+  tablesA4xxMayChange,
+} from './harness.js';
 import { fromValue } from './json-text.js';
-import { routeCaseArb, type RequestSpace, type RouteCase } from './requests.js';
-import { registeredRoutes, type Route } from './routes.js';
+import { type RequestSpace, type RouteCase, routeCaseArb } from './requests.js';
+import { type Route, registeredRoutes } from './routes.js';
 
 const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : Math.floor(Math.random() * 2 ** 31);
 /** Cases per suite (public API, admin API): together a few thousand, about a minute on two cores. */
@@ -50,7 +61,12 @@ after(async () => {
   // On a shared PostgreSQL database, the workers of later test files would otherwise deliver
   // the sends the fuzzer queued, and wait for them.
   if (t && fuzzAccounts.length > 0) {
-    await t.db.kysely.updateTable('sends').set({ status: 'cancelled' }).where('account_id', 'in', fuzzAccounts).where('status', 'in', ['queued', 'pending']).execute();
+    await t.db.kysely
+      .updateTable('sends')
+      .set({ status: 'cancelled' })
+      .where('account_id', 'in', fuzzAccounts)
+      .where('status', 'in', ['queued', 'pending'])
+      .execute();
   }
   await t?.close();
 });
@@ -61,7 +77,8 @@ const isAdminApi = (r: Route) => r.url.startsWith('/admin/api/');
 /** The app's own routes plus the GET forms the spec names for /api/leads and /api/events (405 today). */
 function publicRoutes(): Route[] {
   const routes = registeredRoutes(t.app).filter(isPublic);
-  for (const url of ['/api/leads', '/api/events']) if (!routes.some((r) => r.url === url && r.method === 'GET')) routes.push({ method: 'GET', url, weight: 1 });
+  for (const url of ['/api/leads', '/api/events'])
+    if (!routes.some((r) => r.url === url && r.method === 'GET')) routes.push({ method: 'GET', url, weight: 1 });
   return routes;
 }
 
@@ -114,7 +131,15 @@ test('fuzz: the public API answers every generated request with a 2xx or an exac
   fuzzAccounts.push(tenant.accountId, other.accountId);
   const eventsOnly = await makeKey(t.db, t.config, tenant.accountId, { scopes: ['events:write'] });
   const inactive = await makeKey(t.db, t.config, tenant.accountId, { active: false });
-  for (const [name, type] of [['city', 'string'], ['birthday', 'date'], ['size', 'number'], ['vip', 'boolean'], ['list', 'array'], ['where', 'location'], ['mobile', 'phone']] as const) {
+  for (const [name, type] of [
+    ['city', 'string'],
+    ['birthday', 'date'],
+    ['size', 'number'],
+    ['vip', 'boolean'],
+    ['list', 'array'],
+    ['where', 'location'],
+    ['mobile', 'phone'],
+  ] as const) {
     await makeField(t.db, tenant.accountId, name, type);
   }
   await makeKpi(t.db, tenant.accountId, 'score');
@@ -125,43 +150,101 @@ test('fuzz: the public API answers every generated request with a 2xx or an exac
   const contact = await writeContact(t.db, tenant.accountId, { email, name: 'Fuzz Lead', tracker: uniq('trk') });
   const otherContact = await writeContact(t.db, other.accountId, { email: randomEmail(), name: 'Other Lead' });
 
-  const lead = { email, name: 'Fuzz Lead', phone: '+33612345678', tags: ['Black Friday'], tagsRemove: ['old'], fields: [{ key: 'city', value: 'Paris' }, { key: 'birthday', value: '31/12/1990' }, { key: 'list', value: ['a'] }], kpis: { score: 1.5 }, metadata: { plan: 'pro' }, note: { text: 'hello', createdBy: 'fuzz' }, tracker: 'trk-fuzz' };
+  const lead = {
+    email,
+    name: 'Fuzz Lead',
+    phone: '+33612345678',
+    tags: ['Black Friday'],
+    tagsRemove: ['old'],
+    fields: [
+      { key: 'city', value: 'Paris' },
+      { key: 'birthday', value: '31/12/1990' },
+      { key: 'list', value: ['a'] },
+    ],
+    kpis: { score: 1.5 },
+    metadata: { plan: 'pro' },
+    note: { text: 'hello', createdBy: 'fuzz' },
+    tracker: 'trk-fuzz',
+  };
   const space: RequestSpace = {
     routes: publicRoutes(),
     bodies: {
       'POST /api/leads': fromValue(lead),
-      'POST /api/events': fromValue({ leadId: contact.id, type: 'click', value: 'buy', url: 'https://acme.test/a?b=c', metadata: { a: 1 } }),
+      'POST /api/events': fromValue({
+        leadId: contact.id,
+        type: 'click',
+        value: 'buy',
+        url: 'https://acme.test/a?b=c',
+        metadata: { a: 1 },
+      }),
       'POST /api/campaigns/trigger': fromValue({ campaignId: campaign.id, lead: { ...lead, email: randomEmail() } }),
       'POST /api/campaigns/cancel': fromValue({ campaignId: delayed.id, lead: email }),
     },
     queries: {
-      'GET /api/campaigns/trigger': [['campaignId', delayed.id], ['lead', email]],
-      'GET /api/campaigns/cancel': [['campaignId', delayed.id], ['lead', email]],
+      'GET /api/campaigns/trigger': [
+        ['campaignId', delayed.id],
+        ['lead', email],
+      ],
+      'GET /api/campaigns/cancel': [
+        ['campaignId', delayed.id],
+        ['lead', email],
+      ],
     },
     ids: [campaign.id, delayed.id, contact.id, email, otherCampaign.id, otherContact.id, tenant.keyId],
-    credentials: ['header', 'header', 'header', 'bearer', 'query', 'query twice', 'query[]', 'header and wrong query', 'events-only key', 'inactive key', 'unknown key', 'empty key', 'none', 'other tenant'],
+    credentials: [
+      'header',
+      'header',
+      'header',
+      'bearer',
+      'query',
+      'query twice',
+      'query[]',
+      'header and wrong query',
+      'events-only key',
+      'inactive key',
+      'unknown key',
+      'empty key',
+      'none',
+      'other tenant',
+    ],
   };
   const credentials = (name: string) => {
     const h = (key: string) => ({ headers: { 'x-service-api-key': key }, query: '' });
     const q = (query: string) => ({ headers: {}, query });
     switch (name) {
-      case 'header': return h(tenant.key);
-      case 'bearer': return { headers: { authorization: `Bearer ${tenant.key}` }, query: '' };
-      case 'query': return q(`api-key=${tenant.key}`);
-      case 'query twice': return q(`api-key=${tenant.key}&api-key=${tenant.key}`);
-      case 'query[]': return q(`api-key[]=${tenant.key}`);
-      case 'header and wrong query': return { headers: { 'x-service-api-key': tenant.key }, query: 'api-key=hk_wrong' };
-      case 'events-only key': return h(eventsOnly.key);
-      case 'inactive key': return h(inactive.key);
-      case 'unknown key': return h(`hk_${uniq('')}${'0'.repeat(30)}`);
-      case 'empty key': return h('');
-      case 'other tenant': return h(other.key);
-      default: return { headers: {}, query: '' };
+      case 'header':
+        return h(tenant.key);
+      case 'bearer':
+        return { headers: { authorization: `Bearer ${tenant.key}` }, query: '' };
+      case 'query':
+        return q(`api-key=${tenant.key}`);
+      case 'query twice':
+        return q(`api-key=${tenant.key}&api-key=${tenant.key}`);
+      case 'query[]':
+        return q(`api-key[]=${tenant.key}`);
+      case 'header and wrong query':
+        return { headers: { 'x-service-api-key': tenant.key }, query: 'api-key=hk_wrong' };
+      case 'events-only key':
+        return h(eventsOnly.key);
+      case 'inactive key':
+        return h(inactive.key);
+      case 'unknown key':
+        return h(`hk_${uniq('')}${'0'.repeat(30)}`);
+      case 'empty key':
+        return h('');
+      case 'other tenant':
+        return h(other.key);
+      default:
+        return { headers: {}, query: '' };
     }
   };
   // A normal request: cancel of the immediate campaign reads key, campaign and contact, and writes nothing.
   const healthy = async () => {
-    const res = await send(port, address, { method: 'GET', path: `/api/campaigns/cancel?campaignId=${campaign.id}&lead=${encodeURIComponent(email)}`, headers: { 'x-service-api-key': tenant.key } });
+    const res = await send(port, address, {
+      method: 'GET',
+      path: `/api/campaigns/cancel?campaignId=${campaign.id}&lead=${encodeURIComponent(email)}`,
+      headers: { 'x-service-api-key': tenant.key },
+    });
     assert.equal(res.status, 200, `the service still answers a normal request: ${res.text}`);
     assert.equal(JSON.parse(res.text).leadId, contact.id);
     return false;
@@ -184,10 +267,16 @@ test('fuzz: the admin API answers every generated request with a 2xx or an exact
   const otherCampaign = await makeEmailCampaign(t, other.accountId);
 
   // Sessions are opened directly: the fuzzer's own sign-ins may be throttled by its failed ones.
-  const sessions: Record<'admin' | 'member', { token: string; csrf: string }> = { admin: { token: '', csrf: '' }, member: { token: '', csrf: '' } };
+  const sessions: Record<'admin' | 'member', { token: string; csrf: string }> = {
+    admin: { token: '', csrf: '' },
+    member: { token: '', csrf: '' },
+  };
   const ensureSessions = async () => {
     let opened = false;
-    for (const [role, user] of [['admin', admin], ['member', member]] as const) {
+    for (const [role, user] of [
+      ['admin', admin],
+      ['member', member],
+    ] as const) {
       const known = sessions[role].token ? await readSession(t.db, sessions[role].token, Date.now()) : undefined;
       if (known) continue;
       const { token } = await openSession(t.db, { id: user.userId, accountId: user.accountId }, Date.now());
@@ -198,8 +287,25 @@ test('fuzz: the admin API answers every generated request with a 2xx or an exact
   };
   await ensureSessions();
 
-  const campaignBody = { name: 'Fuzz campaign', channel: 'email', from: 'Acme <news@acme.test>', subject: 'Hi {{ contact.name }}', html: '<p>Hi</p>', text: 'Hi', mode: 'delay', delaySeconds: 60, reentry: true, cooldownDays: 1, active: false, webhooks: ['https://hooks.acme.test/x'] };
-  const criteria = { event: { type: 'click', withinDays: 30, metadata: { key: 'a', value: 'b' } }, tags: ['vip'], fields: [{ name: 'city', value: 'Paris' }] };
+  const campaignBody = {
+    name: 'Fuzz campaign',
+    channel: 'email',
+    from: 'Acme <news@acme.test>',
+    subject: 'Hi {{ contact.name }}',
+    html: '<p>Hi</p>',
+    text: 'Hi',
+    mode: 'delay',
+    delaySeconds: 60,
+    reentry: true,
+    cooldownDays: 1,
+    active: false,
+    webhooks: ['https://hooks.acme.test/x'],
+  };
+  const criteria = {
+    event: { type: 'click', withinDays: 30, metadata: { key: 'a', value: 'b' } },
+    tags: ['vip'],
+    fields: [{ name: 'city', value: 'Paris' }],
+  };
   const space: RequestSpace = {
     routes: registeredRoutes(t.app).filter(isAdminApi),
     bodies: {
@@ -221,33 +327,69 @@ test('fuzz: the admin API answers every generated request with a 2xx or an exact
       'POST /admin/api/contacts/:id/notes': fromValue({ text: 'a note' }),
     },
     queries: {
-      'GET /admin/api/contacts': [['q', 'lead'], ['tag', 'vip'], ['archived', 'false'], ['limit', '10']],
-      'GET /admin/api/contacts/:id/activity': [['limit', '5'], ['before', '2030-01-01T00:00:00.000Z']],
-      'GET /admin/api/outbox': [['campaignId', campaign.id], ['limit', '5']],
+      'GET /admin/api/contacts': [
+        ['q', 'lead'],
+        ['tag', 'vip'],
+        ['archived', 'false'],
+        ['limit', '10'],
+      ],
+      'GET /admin/api/contacts/:id/activity': [
+        ['limit', '5'],
+        ['before', '2030-01-01T00:00:00.000Z'],
+      ],
+      'GET /admin/api/outbox': [
+        ['campaignId', campaign.id],
+        ['limit', '5'],
+      ],
       'GET /admin/api/campaigns/:id/stats': [['days', '7']],
       'GET /admin/api/campaigns/:id/webhook-deliveries': [['limit', '5']],
       'GET /admin/api/segments/:id/contacts': [['limit', '5']],
     },
     ids: [campaign.id, contact.id, segment.id, spare.userId, spareKey.id, otherCampaign.id, other.keyId, 'me'],
-    credentials: ['admin', 'admin', 'admin', 'admin', 'member', 'admin without csrf', 'admin wrong csrf', 'admin cookie twice', 'garbage cookie', 'none'],
+    credentials: [
+      'admin',
+      'admin',
+      'admin',
+      'admin',
+      'member',
+      'admin without csrf',
+      'admin wrong csrf',
+      'admin cookie twice',
+      'garbage cookie',
+      'none',
+    ],
   };
   const credentials = (name: string) => {
     const { admin: a, member: m } = sessions;
-    const cookie = (token: string, csrf?: string) => ({ headers: { cookie: `herald_session=${token}`, ...(csrf === undefined ? {} : { 'x-csrf-token': csrf }) }, query: '' });
+    const cookie = (token: string, csrf?: string) => ({
+      headers: { cookie: `herald_session=${token}`, ...(csrf === undefined ? {} : { 'x-csrf-token': csrf }) },
+      query: '',
+    });
     switch (name) {
-      case 'admin': return cookie(a.token, a.csrf);
-      case 'member': return cookie(m.token, m.csrf);
-      case 'admin without csrf': return cookie(a.token);
-      case 'admin wrong csrf': return cookie(a.token, m.csrf);
-      case 'admin cookie twice': return { headers: { cookie: `herald_session=${m.token}x; herald_session=${a.token}`, 'x-csrf-token': a.csrf }, query: '' };
-      case 'garbage cookie': return cookie('garbage', 'garbage');
-      default: return { headers: {}, query: '' };
+      case 'admin':
+        return cookie(a.token, a.csrf);
+      case 'member':
+        return cookie(m.token, m.csrf);
+      case 'admin without csrf':
+        return cookie(a.token);
+      case 'admin wrong csrf':
+        return cookie(a.token, m.csrf);
+      case 'admin cookie twice':
+        return { headers: { cookie: `herald_session=${m.token}x; herald_session=${a.token}`, 'x-csrf-token': a.csrf }, query: '' };
+      case 'garbage cookie':
+        return cookie('garbage', 'garbage');
+      default:
+        return { headers: {}, query: '' };
     }
   };
   // A normal request: the panel's "who am I" (a fuzzed sign-out ends a session: open it again first).
   const healthy = async () => {
     const opened = await ensureSessions();
-    const res = await send(port, address, { method: 'GET', path: '/admin/api/session', headers: { cookie: `herald_session=${sessions.admin.token}` } });
+    const res = await send(port, address, {
+      method: 'GET',
+      path: '/admin/api/session',
+      headers: { cookie: `herald_session=${sessions.admin.token}` },
+    });
     assert.equal(res.status, 200, `the service still answers a normal request: ${res.text}`);
     assert.equal(JSON.parse(res.text).user.email, admin.email);
     return opened;

@@ -30,7 +30,8 @@ export function send(port: number, localAddress: string, req: FuzzRequest): Prom
   return new Promise((resolve, reject) => {
     const headers: Record<string, string> = { ...req.headers };
     // Framed either way: Node sends a DELETE's body unframed unless told (that is a malformed stream, tested on its own).
-    if (req.body !== undefined) headers[req.chunked ? 'transfer-encoding' : 'content-length'] = req.chunked ? 'chunked' : String(req.body.length);
+    if (req.body !== undefined)
+      headers[req.chunked ? 'transfer-encoding' : 'content-length'] = req.chunked ? 'chunked' : String(req.body.length);
     const outgoing = httpRequest({ host: '127.0.0.1', port, localAddress, method: req.method, path: req.path, headers, agent }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
@@ -68,7 +69,9 @@ export function runAddress(seed: number): string {
 export async function listTables(db: Db): Promise<string[]> {
   const query =
     db.engine === 'postgres'
-      ? sql<{ name: string }>`select table_name as name from information_schema.tables where table_schema = current_schema() and table_type = 'BASE TABLE' order by 1`
+      ? sql<{
+          name: string;
+        }>`select table_name as name from information_schema.tables where table_schema = current_schema() and table_type = 'BASE TABLE' order by 1`
       : sql<{ name: string }>`select name from sqlite_master where type = 'table' and name not like 'sqlite_%' order by 1`;
   return (await query.execute(db.kysely)).rows.map((r) => r.name);
 }

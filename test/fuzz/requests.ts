@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import type { FuzzRequest } from './harness.js';
-import { anyValueArb, keyArb, leafArb, ODD_STRINGS, toJsonText, type JsonTree, obj } from './json-text.js';
+import { anyValueArb, type JsonTree, keyArb, leafArb, ODD_STRINGS, obj, toJsonText } from './json-text.js';
 import type { Route } from './routes.js';
 
 export interface RouteCase {
@@ -25,16 +25,51 @@ export interface RequestSpace {
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD'];
 
 const CONTENT_TYPES = [
-  'application/json; charset=latin1', 'application/JSON', 'application/json;', 'application/json; charset=utf-16',
-  'text/plain', 'text/html', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x',
-  'application/octet-stream', 'application/vnd.api+json', 'application/json-patch+json', '*/*', 'json', ';;;',
-  'application/json, text/plain', 'application/json; boundary=";"', 'application/problem+json',
+  'application/json; charset=latin1',
+  'application/JSON',
+  'application/json;',
+  'application/json; charset=utf-16',
+  'text/plain',
+  'text/html',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data; boundary=x',
+  'application/octet-stream',
+  'application/vnd.api+json',
+  'application/json-patch+json',
+  '*/*',
+  'json',
+  ';;;',
+  'application/json, text/plain',
+  'application/json; boundary=";"',
+  'application/problem+json',
 ];
 
 const RAW_BODIES = [
-  '', ' ', 'null', '[]', '"x"', '1', '-0', '1e309', 'true', '\ufeff{}', '{"a":1}x', '{', '{"a":}', "{'a':1}", '{"a":1,}', 'NaN',
-  '\u0000', 'a=1&b=2', '--x\r\nContent-Disposition: form-data; name="a"\r\n\r\n1\r\n--x--', '{"__proto__":{"isAdmin":true}}',
-  '{"constructor":{"prototype":{"isAdmin":true}}}', '{"a":"\\ud800"}', '{"a":"\\u0000"}', '[{}]', '{"a":1}{"b":2}',
+  '',
+  ' ',
+  'null',
+  '[]',
+  '"x"',
+  '1',
+  '-0',
+  '1e309',
+  'true',
+  '\ufeff{}',
+  '{"a":1}x',
+  '{',
+  '{"a":}',
+  "{'a':1}",
+  '{"a":1,}',
+  'NaN',
+  '\u0000',
+  'a=1&b=2',
+  '--x\r\nContent-Disposition: form-data; name="a"\r\n\r\n1\r\n--x--',
+  '{"__proto__":{"isAdmin":true}}',
+  '{"constructor":{"prototype":{"isAdmin":true}}}',
+  '{"a":"\\ud800"}',
+  '{"a":"\\u0000"}',
+  '[{}]',
+  '{"a":1}{"b":2}',
 ];
 
 /** Percent-encodes every byte outside the unreserved set (a lone surrogate becomes U+FFFD's bytes). */
@@ -72,7 +107,12 @@ function mutateQueryArb(base: [string, string][], ids: string[]): fc.Arbitrary<Q
     fc.record({ kind: fc.constant('set' as const), name: nameArb, value: valueArb }),
     fc.record({ kind: fc.constant('drop' as const), index: fc.nat() }),
     // Array-valued parameters: the same name twice, name[] and name[0], or a name without a value.
-    fc.record({ kind: fc.constant('repeat' as const), index: fc.nat(), value: valueArb, shape: fc.constantFrom('same', '[]', '[0]', '[a]', 'bare') }),
+    fc.record({
+      kind: fc.constant('repeat' as const),
+      index: fc.nat(),
+      value: valueArb,
+      shape: fc.constantFrom('same', '[]', '[0]', '[a]', 'bare'),
+    }),
   );
   return fc.array(op, { maxLength: 3 }).map((ops) => {
     const entries: QueryEntry[] = base.map(([k, v]) => [percentEncode(k), percentEncode(v)]);
@@ -146,9 +186,15 @@ function bodyArb(base: JsonTree): fc.Arbitrary<BodyChoice> {
     { weight: 8, arbitrary: mutateBodyArb(base).map(json) },
     { weight: 1, arbitrary: fc.constant(json(base)) },
     { weight: 2, arbitrary: anyValueArb.map(json) },
-    { weight: 2, arbitrary: fc.oneof(fc.constantFrom(...RAW_BODIES), fc.string({ unit: 'binary', maxLength: 50 })).map((s) => Buffer.from(s, 'utf8')) },
+    {
+      weight: 2,
+      arbitrary: fc.oneof(fc.constantFrom(...RAW_BODIES), fc.string({ unit: 'binary', maxLength: 50 })).map((s) => Buffer.from(s, 'utf8')),
+    },
     // Not UTF-8 at all, inside an otherwise well-formed JSON string.
-    { weight: 1, arbitrary: fc.uint8Array({ maxLength: 16 }).map((b) => Buffer.concat([Buffer.from('{"name":"'), Buffer.from(b), Buffer.from('"}')])) },
+    {
+      weight: 1,
+      arbitrary: fc.uint8Array({ maxLength: 16 }).map((b) => Buffer.concat([Buffer.from('{"name":"'), Buffer.from(b), Buffer.from('"}')])),
+    },
     { weight: 1, arbitrary: fc.constant(undefined) },
   );
   const contentType = fc.oneof(
@@ -190,7 +236,8 @@ export function routeCaseArb(space: RequestSpace): fc.Arbitrary<RouteCase> {
           chunked: body.chunked,
         };
         // fast-check prints a failing case with this: short, since a body may be 200 KB.
-        const show = () => `${credentials}: ${method} ${request.path.slice(0, 300)} ${JSON.stringify(request.headers)} body ${request.body === undefined ? '(none)' : JSON.stringify(request.body.toString('utf8').slice(0, 300))}`;
+        const show = () =>
+          `${credentials}: ${method} ${request.path.slice(0, 300)} ${JSON.stringify(request.headers)} body ${request.body === undefined ? '(none)' : JSON.stringify(request.body.toString('utf8').slice(0, 300))}`;
         return { route, method, request, credentials, [fc.toStringMethod]: show };
       });
   });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { startApp, type TestApp } from './harness.js';
 
-export { testConfig, type TestApp } from './harness.js';
+export { type TestApp, testConfig } from './harness.js';
 
 /**
  * The app on a real database: a fresh SQLite file per call, or the PostgreSQL database of
@@ -35,7 +35,8 @@ export function apiClient(app: FastifyInstance, key?: string) {
   }
   return {
     call,
-    post: (url: string, payload: unknown, headers: Record<string, string> = {}) => call({ method: 'POST', url, payload: payload as object, headers }),
+    post: (url: string, payload: unknown, headers: Record<string, string> = {}) =>
+      call({ method: 'POST', url, payload: payload as object, headers }),
     get: (url: string, headers: Record<string, string> = {}) => call({ method: 'GET', url, headers }),
   };
 }

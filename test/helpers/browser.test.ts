@@ -22,7 +22,10 @@ describe('choosing the Chromium of the browser tests', () => {
   });
 
   test('a CHROMIUM_PATH that does not exist is an error, not a quiet fallback', async () => {
-    await assert.rejects(chooseChromium({ env: { CHROMIUM_PATH: nowhere }, systemPath: fakeBinary }), /CHROMIUM_PATH is .*no-such-chromium, which does not exist/);
+    await assert.rejects(
+      chooseChromium({ env: { CHROMIUM_PATH: nowhere }, systemPath: fakeBinary }),
+      /CHROMIUM_PATH is .*no-such-chromium, which does not exist/,
+    );
   });
 
   test('then the system Chromium, when it is installed', async () => {
@@ -39,7 +42,10 @@ describe('choosing the Chromium of the browser tests', () => {
   });
 
   test('under CI=true a missing browser fails instead of skipping', async () => {
-    await assert.rejects(browserForTests({ env: { CI: 'true' }, systemPath: nowhere, packageDir: undefined }), /^Error: CI=true and no Chromium/);
+    await assert.rejects(
+      browserForTests({ env: { CI: 'true' }, systemPath: nowhere, packageDir: undefined }),
+      /^Error: CI=true and no Chromium/,
+    );
   });
 
   test('the package is used on Linux x64 with glibc only (it ships no other binary)', async () => {
@@ -50,7 +56,9 @@ describe('choosing the Chromium of the browser tests', () => {
   });
 });
 
-describe('the Chromium shipped in @sparticuz/chromium', { skip: packagedHere ? false : 'the package ships a Linux x64 binary only' }, () => {
+describe('the Chromium shipped in @sparticuz/chromium', {
+  skip: packagedHere ? false : 'the package ships a Linux x64 binary only',
+}, () => {
   const cacheRoot = join(root, 'cache');
   before(() => mkdirSync(cacheRoot));
 
@@ -87,6 +95,9 @@ describe('the Chromium shipped in @sparticuz/chromium', { skip: packagedHere ? f
     mkdirSync(join(planted, `herald-chromium-${version}`, 'lib'), { recursive: true });
     writeFileSync(join(planted, `herald-chromium-${version}`, 'chromium'), '#!/bin/sh\n', { mode: 0o755 });
     chmodSync(join(planted, `herald-chromium-${version}`), 0o777);
-    await assert.rejects(chooseChromium({ env: {}, systemPath: nowhere, packageDir, cacheRoot: planted }), /writable by others: refusing to run a browser from it/);
+    await assert.rejects(
+      chooseChromium({ env: {}, systemPath: nowhere, packageDir, cacheRoot: planted }),
+      /writable by others: refusing to run a browser from it/,
+    );
   });
 });

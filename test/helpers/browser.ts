@@ -1,10 +1,22 @@
-import { chmodSync, createReadStream, createWriteStream, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  createReadStream,
+  createWriteStream,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { arch, platform, tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { brotliDecompressSync, createBrotliDecompress } from 'node:zlib';
-import { chromium, type Browser } from 'playwright-core';
+import { type Browser, chromium } from 'playwright-core';
 
 /**
  * Which Chromium the browser tests drive (docs/decisions.md, Tests), in this order:
@@ -50,7 +62,13 @@ export async function chooseChromium(options: ChooserOptions = {}): Promise<Chro
   if (existsSync(systemPath)) return { executablePath: systemPath, source: 'system', env: {} };
   const packageDir = 'packageDir' in options ? options.packageDir : installedPackageDir();
   // The package ships one binary, for Linux on x64 with glibc.
-  if (packageDir === undefined || (options.platform ?? platform()) !== 'linux' || (options.arch ?? arch()) !== 'x64' || !(options.glibc ?? hasGlibc())) return undefined;
+  if (
+    packageDir === undefined ||
+    (options.platform ?? platform()) !== 'linux' ||
+    (options.arch ?? arch()) !== 'x64' ||
+    !(options.glibc ?? hasGlibc())
+  )
+    return undefined;
   return unpackPackagedChromium(packageDir, options.cacheRoot ?? tmpdir());
 }
 
@@ -68,7 +86,11 @@ export function installedPackageDir(): string | undefined {
     return undefined;
   }
   for (; dir !== dirname(dir); dir = dirname(dir)) {
-    if (existsSync(join(dir, 'package.json')) && (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string }).name === PACKAGE) return dir;
+    if (
+      existsSync(join(dir, 'package.json')) &&
+      (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string }).name === PACKAGE
+    )
+      return dir;
   }
   return undefined;
 }
@@ -86,7 +108,11 @@ async function unpackPackagedChromium(packageDir: string, cacheRoot: string): Pr
   if (!existsSync(target)) {
     const staging = mkdtempSync(join(cacheRoot, `herald-chromium-${version}.partial-`));
     try {
-      await pipeline(createReadStream(join(packageDir, 'bin', 'chromium.br')), createBrotliDecompress(), createWriteStream(join(staging, 'chromium'), { mode: 0o700 }));
+      await pipeline(
+        createReadStream(join(packageDir, 'bin', 'chromium.br')),
+        createBrotliDecompress(),
+        createWriteStream(join(staging, 'chromium'), { mode: 0o700 }),
+      );
       extractLibraries(brotliDecompressSync(readFileSync(join(packageDir, 'bin', 'al2023.tar.br'))), join(staging, 'lib'));
       chmodSync(staging, 0o755);
       renameSync(staging, target);
@@ -105,7 +131,9 @@ function assertPrivate(path: string): void {
   const stat = lstatSync(path);
   const uid = process.getuid?.();
   if (stat.isSymbolicLink() || (uid !== undefined && stat.uid !== uid) || (stat.mode & 0o022) !== 0) {
-    throw new Error(`${path} is not owned by this user or is writable by others: refusing to run a browser from it (delete it to unpack afresh)`);
+    throw new Error(
+      `${path} is not owned by this user or is writable by others: refusing to run a browser from it (delete it to unpack afresh)`,
+    );
   }
 }
 
@@ -119,7 +147,11 @@ function extractLibraries(tar: Buffer, dir: string): void {
   for (let offset = 0; offset + 512 <= tar.length; ) {
     const header = tar.subarray(offset, offset + 512);
     if (header.every((b) => b === 0)) break;
-    const field = (start: number, length: number) => header.subarray(start, start + length).toString('latin1').replace(/\0.*$/s, '');
+    const field = (start: number, length: number) =>
+      header
+        .subarray(start, start + length)
+        .toString('latin1')
+        .replace(/\0.*$/s, '');
     const size = parseInt(field(124, 12).trim() || '0', 8);
     const type = field(156, 1);
     const name = basename(field(0, 100));
@@ -131,10 +163,19 @@ function extractLibraries(tar: Buffer, dir: string): void {
 }
 
 /** The flags every test browser starts with: headless, and no calls home (the network is closed). */
-export const CHROMIUM_ARGS = ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+export const CHROMIUM_ARGS = [
+  '--headless=new',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 export const NO_BROWSER_HINT =
-  'no Chromium for the browser tests: install Debian\'s (apt-get install chromium), set CHROMIUM_PATH, or run npm ci on Linux x64 (@sparticuz/chromium)';
+  "no Chromium for the browser tests: install Debian's (apt-get install chromium), set CHROMIUM_PATH, or run npm ci on Linux x64 (@sparticuz/chromium)";
 
 /**
  * What a browser test file needs: `skip` for its describe() (false when a browser is there),
@@ -147,7 +188,11 @@ export async function browserForTests(options: ChooserOptions = {}): Promise<{ s
     skip: choice ? false : NO_BROWSER_HINT,
     launch() {
       if (!choice) throw new Error(NO_BROWSER_HINT);
-      return chromium.launch({ executablePath: choice.executablePath, args: CHROMIUM_ARGS, env: { ...process.env, ...choice.env } as Record<string, string> });
+      return chromium.launch({
+        executablePath: choice.executablePath,
+        args: CHROMIUM_ARGS,
+        env: { ...process.env, ...choice.env } as Record<string, string>,
+      });
     },
   };
 }

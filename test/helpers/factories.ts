@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Config } from '../../src/config.js';
+import type { SegmentInput } from '../../src/contract/admin/segments.js';
 import type { Db } from '../../src/db/connect.js';
 import type { SendStatus } from '../../src/db/schema.js';
 import { newId } from '../../src/ids.js';
@@ -13,7 +14,6 @@ import type { EventInput } from '../../src/modules/events/events.schemas.js';
 import { recordEvent } from '../../src/modules/events/events.service.js';
 import { createKey } from '../../src/modules/keys/keys.service.js';
 import { SCOPES } from '../../src/modules/keys/scopes.js';
-import type { SegmentInput } from '../../src/contract/admin/segments.js';
 import { createSegment } from '../../src/modules/segments/segments.service.js';
 import { createUser, type Role } from '../../src/modules/users/users.service.js';
 
@@ -44,8 +44,18 @@ export async function makeAccount(db: Db, options: { plan?: Plan; allowance?: nu
   return createAccount(db, { name: uniq('Account '), ...options });
 }
 
-export async function makeKey(db: Db, config: Config, accountId: string, options: { scopes?: string[]; active?: boolean; expiresAt?: number | null; name?: string } = {}) {
-  return createKey(db, config, accountId, { name: options.name ?? uniq('key '), scopes: options.scopes ?? [...SCOPES], active: options.active, expiresAt: options.expiresAt });
+export async function makeKey(
+  db: Db,
+  config: Config,
+  accountId: string,
+  options: { scopes?: string[]; active?: boolean; expiresAt?: number | null; name?: string } = {},
+) {
+  return createKey(db, config, accountId, {
+    name: options.name ?? uniq('key '),
+    scopes: options.scopes ?? [...SCOPES],
+    active: options.active,
+    expiresAt: options.expiresAt,
+  });
 }
 
 /** A fresh account with an all-scopes key: the usual start of a test. */
@@ -71,7 +81,11 @@ export const makeKpi = (db: Db, accountId: string, id: string, name = id) => cre
 /** A contact written as POST /api/leads writes it: a random email and a name unless given. */
 export async function makeContact(db: Db, accountId: string, input: Partial<LeadInput> = {}) {
   const email = input.email ?? (input.phone === undefined ? randomEmail() : undefined);
-  const written = await writeContact(db, accountId, { name: 'Test Contact', ...(email === undefined ? {} : { email }), ...input } as LeadInput);
+  const written = await writeContact(db, accountId, {
+    name: 'Test Contact',
+    ...(email === undefined ? {} : { email }),
+    ...input,
+  } as LeadInput);
   return { id: written.id, email };
 }
 
@@ -103,7 +117,11 @@ export const whatsappCampaign = (extra: Partial<CampaignInput> = {}): CampaignIn
 });
 
 /** An active email campaign with a small personalised template; override any setting (`webhooks` too). */
-export async function makeEmailCampaign(t: { db: Db; config: Pick<Config, 'secret' | 'webhookAllowPrivate'> }, accountId: string, overrides: Partial<CampaignInput> = {}) {
+export async function makeEmailCampaign(
+  t: { db: Db; config: Pick<Config, 'secret' | 'webhookAllowPrivate'> },
+  accountId: string,
+  overrides: Partial<CampaignInput> = {},
+) {
   return createCampaign(t.db, t.config, accountId, {
     name: 'Welcome',
     channel: 'email',
@@ -117,7 +135,11 @@ export async function makeEmailCampaign(t: { db: Db; config: Pick<Config, 'secre
 }
 
 /** An active WhatsApp campaign; override any setting. */
-export async function makeWhatsappCampaign(t: { db: Db; config: Pick<Config, 'secret' | 'webhookAllowPrivate'> }, accountId: string, overrides: Partial<CampaignInput> = {}) {
+export async function makeWhatsappCampaign(
+  t: { db: Db; config: Pick<Config, 'secret' | 'webhookAllowPrivate'> },
+  accountId: string,
+  overrides: Partial<CampaignInput> = {},
+) {
   return createCampaign(t.db, t.config, accountId, whatsappCampaign({ active: true, ...overrides }));
 }
 
@@ -149,7 +171,12 @@ export interface SendRowOptions {
  * only through the dispatcher, and statistics, allowances and activity must count what the
  * table holds.
  */
-export async function insertSend(db: Db, accountId: string, campaignId: string, options: SendRowOptions = {}): Promise<{ id: string; contactId: string }> {
+export async function insertSend(
+  db: Db,
+  accountId: string,
+  campaignId: string,
+  options: SendRowOptions = {},
+): Promise<{ id: string; contactId: string }> {
   const contactId = options.contactId ?? (await makeContact(db, accountId)).id;
   const id = newId('snd');
   const at = options.at ?? Date.now();
@@ -182,9 +209,25 @@ export async function insertSend(db: Db, accountId: string, campaignId: string, 
 }
 
 /** An open or a click of a send, written directly (a real one needs a mail client). */
-export async function insertEngagement(db: Db, accountId: string, campaignId: string, send: { id: string; contactId: string }, kind: 'open' | 'click', at = Date.now()): Promise<void> {
+export async function insertEngagement(
+  db: Db,
+  accountId: string,
+  campaignId: string,
+  send: { id: string; contactId: string },
+  kind: 'open' | 'click',
+  at = Date.now(),
+): Promise<void> {
   await db.kysely
     .insertInto('engagements')
-    .values({ id: uniq('eng_'), account_id: accountId, campaign_id: campaignId, send_id: send.id, contact_id: send.contactId, kind, url: kind === 'click' ? 'https://example.com/' : null, created_at: at })
+    .values({
+      id: uniq('eng_'),
+      account_id: accountId,
+      campaign_id: campaignId,
+      send_id: send.id,
+      contact_id: send.contactId,
+      kind,
+      url: kind === 'click' ? 'https://example.com/' : null,
+      created_at: at,
+    })
     .execute();
 }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -8,9 +8,9 @@ import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import pino, { type Logger } from 'pino';
 import { buildApp } from '../../src/app.js';
-import { loadConfig, type Config } from '../../src/config.js';
-import { openDatabase, type Db } from '../../src/db/connect.js';
-import { startHerald, type Herald, type Role } from '../../src/herald.js';
+import { type Config, loadConfig } from '../../src/config.js';
+import { type Db, openDatabase } from '../../src/db/connect.js';
+import { type Herald, type Role, startHerald } from '../../src/herald.js';
 import { createLogger } from '../../src/http/logger.js';
 
 /**
@@ -180,7 +180,13 @@ export async function startService(options: ServiceOptions = {}): Promise<TestSe
     ...env,
   });
   const { logger, lines } = captureLogger({ level: options.logLevel ?? 'info' });
-  const herald = await startHerald({ config, logger, role: options.role ?? 'all', listen: options.listen ?? false, dispatcher: options.dispatcher });
+  const herald = await startHerald({
+    config,
+    logger,
+    role: options.role ?? 'all',
+    listen: options.listen ?? false,
+    dispatcher: options.dispatcher,
+  });
   const baseUrl = options.listen ? `http://127.0.0.1:${(herald.app!.server.address() as AddressInfo).port}` : undefined;
   return {
     herald,

@@ -7,12 +7,19 @@ export { makeEmailCampaign } from './factories.js';
 export type TestHerald = TestService;
 
 /** The whole service as `npm start` assembles it (HTTP API + dispatcher + webhooks), on a real database. See harness.ts. */
-export function startTestHerald(env: Record<string, string> = {}, options: { role?: Role; leaseMs?: number; stalledAfterMs?: number } = {}): Promise<TestHerald> {
+export function startTestHerald(
+  env: Record<string, string> = {},
+  options: { role?: Role; leaseMs?: number; stalledAfterMs?: number } = {},
+): Promise<TestHerald> {
   return startService({ env, role: options.role, dispatcher: { leaseMs: options.leaseMs, stalledAfterMs: options.stalledAfterMs } });
 }
 
 /** Waits until check() is true (polling), or fails after timeoutMs. */
-export async function eventually<T>(check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 5000, what = 'condition'): Promise<T> {
+export async function eventually<T>(
+  check: () => Promise<T | undefined | false> | T | undefined | false,
+  timeoutMs = 5000,
+  what = 'condition',
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();

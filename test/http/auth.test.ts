@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { generateKeyValue, updateKey } from '../../src/modules/keys/keys.service.js';
-import { apiClient, assertApiError as assertError, startTestApp, type ApiResponse, type TestApp } from '../helpers/app.js';
+import { type ApiResponse, apiClient, assertApiError as assertError, startTestApp, type TestApp } from '../helpers/app.js';
 import { makeAccount, makeContact, makeKey, makeTenant } from '../helpers/factories.js';
 import { sleep } from '../helpers/herald.js';
 
@@ -15,7 +15,6 @@ function assertEventStored(res: ApiResponse, leadId: string): void {
   assert.equal(res.body.leadId, leadId);
   assert.match(res.body.id, /^ev_/);
 }
-
 
 let t: TestApp;
 before(async () => {
@@ -186,7 +185,13 @@ describe('failed key look-ups are throttled per client address (decisions.md, Ha
   const address = () => `198.51.100.${++n}`;
   const guess = () => generateKeyValue();
   const from = (remoteAddress: string, key: string, leadId = 'ld_none') =>
-    apiClient(t.app).call({ method: 'POST', url: '/api/events', payload: { type: 'visit', leadId }, headers: { 'x-service-api-key': key }, remoteAddress });
+    apiClient(t.app).call({
+      method: 'POST',
+      url: '/api/events',
+      payload: { type: 'visit', leadId },
+      headers: { 'x-service-api-key': key },
+      remoteAddress,
+    });
 
   test('20 unknown keys answer 404, the 21st answers 429 with Retry-After; other addresses and known keys are not slowed', async () => {
     const guesser = address();
@@ -225,7 +230,13 @@ test('a burst of 100 concurrent calls with a valid key not looked up yet all pas
   const { key, leadId } = await tenantWithContact();
   const answers = await Promise.all(
     Array.from({ length: 100 }, () =>
-      apiClient(t.app).call({ method: 'POST', url: '/api/events', payload: { type: 'visit', leadId }, headers: { 'x-service-api-key': key }, remoteAddress: '198.51.100.250' }),
+      apiClient(t.app).call({
+        method: 'POST',
+        url: '/api/events',
+        payload: { type: 'visit', leadId },
+        headers: { 'x-service-api-key': key },
+        remoteAddress: '198.51.100.250',
+      }),
     ),
   );
   assert.deepEqual([...new Set(answers.map((r) => r.status))], [200]);

@@ -52,7 +52,11 @@ for (const mib of [2, 10]) {
     test(`Node's fetch reads the 413 (${TRIES} times)`, async () => {
       const body = oversized(mib);
       for (let i = 0; i < TRIES; i++) {
-        const res = await fetch(`${base}/api/events`, { method: 'POST', body, headers: { 'content-type': 'application/json', 'x-service-api-key': key } });
+        const res = await fetch(`${base}/api/events`, {
+          method: 'POST',
+          body,
+          headers: { 'content-type': 'application/json', 'x-service-api-key': key },
+        });
         assert.equal(res.status, 413);
         assert.deepEqual(await res.json(), TOO_LARGE);
       }
@@ -63,7 +67,22 @@ for (const mib of [2, 10]) {
       const file = join(dir, `body-${mib}.json`);
       writeFileSync(file, oversized(mib));
       for (let i = 0; i < TRIES; i++) {
-        const { stdout } = await run('curl', ['-sS', '-m', '30', '-X', 'POST', '-H', 'content-type: application/json', '-H', `x-service-api-key: ${key}`, '--data-binary', `@${file}`, '-w', '\n%{http_code}', `${base}/api/events`]);
+        const { stdout } = await run('curl', [
+          '-sS',
+          '-m',
+          '30',
+          '-X',
+          'POST',
+          '-H',
+          'content-type: application/json',
+          '-H',
+          `x-service-api-key: ${key}`,
+          '--data-binary',
+          `@${file}`,
+          '-w',
+          '\n%{http_code}',
+          `${base}/api/events`,
+        ]);
         const [json, status] = stdout.split('\n');
         assert.equal(status, '413', stdout);
         assert.deepEqual(JSON.parse(json!), TOO_LARGE);
@@ -74,7 +93,11 @@ for (const mib of [2, 10]) {
       for (let i = 0; i < TRIES; i++) {
         for (const chunked of [false, true]) {
           const answer = await writeAllThenRead(mib * MiB, chunked);
-          assert.match(answer, /^HTTP\/1\.1 413 Payload Too Large\r\n/, `${chunked ? 'chunked' : 'content-length'}: ${answer.slice(0, 200)}`);
+          assert.match(
+            answer,
+            /^HTTP\/1\.1 413 Payload Too Large\r\n/,
+            `${chunked ? 'chunked' : 'content-length'}: ${answer.slice(0, 200)}`,
+          );
           assert.ok(answer.includes(JSON.stringify(TOO_LARGE)), answer);
         }
       }
@@ -93,7 +116,9 @@ describe('the drain is bounded', () => {
     socket.on('error', () => undefined);
     await new Promise((resolve) => socket.on('connect', resolve));
     const write = (data: string | Buffer) => new Promise<boolean>((done) => socket.write(data, (err) => done(!err)));
-    await write(`POST /api/events HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/json\r\nx-service-api-key: ${key}\r\ncontent-length: ${size}\r\n\r\n`);
+    await write(
+      `POST /api/events HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/json\r\nx-service-api-key: ${key}\r\ncontent-length: ${size}\r\n\r\n`,
+    );
     const piece = Buffer.alloc(MiB, 'a');
     let sent = 0;
     while (sent < size && (await write(piece))) sent += piece.length;
@@ -140,9 +165,12 @@ function writeAllThenRead(size: number, chunked: boolean): Promise<string> {
       const framing = chunked ? 'transfer-encoding: chunked' : `content-length: ${size}`;
       const write = (data: string | Buffer) => new Promise<void>((done, fail) => socket.write(data, (err) => (err ? fail(err) : done())));
       try {
-        await write(`POST /api/events HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/json\r\nx-service-api-key: ${key}\r\n${framing}\r\nconnection: close\r\n\r\n`);
+        await write(
+          `POST /api/events HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/json\r\nx-service-api-key: ${key}\r\n${framing}\r\nconnection: close\r\n\r\n`,
+        );
         const piece = Buffer.alloc(64 * 1024, 'a');
-        for (let sent = 0; sent < size; sent += piece.length) await write(chunked ? Buffer.concat([Buffer.from(`${piece.length.toString(16)}\r\n`), piece, Buffer.from('\r\n')]) : piece);
+        for (let sent = 0; sent < size; sent += piece.length)
+          await write(chunked ? Buffer.concat([Buffer.from(`${piece.length.toString(16)}\r\n`), piece, Buffer.from('\r\n')]) : piece);
         if (chunked) await write('0\r\n\r\n');
         socket.resume();
       } catch (err) {

@@ -48,7 +48,11 @@ test('headers over the size limit answer 431 in the JSON error shape', async () 
   const res = await rawExchange(`GET /api/leads?${'x'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`);
   assert.equal(res.status, 431);
   assert.ok(res.headers['x-request-id']);
-  assert.deepEqual(JSON.parse(res.body), { statusCode: 431, error: 'Request Header Fields Too Large', message: 'Request Header Fields Too Large' });
+  assert.deepEqual(JSON.parse(res.body), {
+    statusCode: 431,
+    error: 'Request Header Fields Too Large',
+    message: 'Request Header Fields Too Large',
+  });
 });
 
 test('the 431 answer to a HEAD carries no body', async () => {

@@ -2,11 +2,11 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { InjectOptions } from 'fastify';
 import { sql } from 'kysely';
-import type { Db } from '../../src/db/connect.js';
 import { listOutbox } from '../../src/channels/transports.js';
-import { signedIn, type Panel, type Reply } from '../admin/helpers.js';
+import type { Db } from '../../src/db/connect.js';
+import { type Panel, type Reply, signedIn } from '../admin/helpers.js';
 import { listTables } from '../fuzz/harness.js';
-import { registeredRoutes, type Route } from '../fuzz/routes.js';
+import { type Route, registeredRoutes } from '../fuzz/routes.js';
 import { apiClient } from '../helpers/app.js';
 import { makeContact, makeEmailCampaign, makeField, makeKey, makeKpi, makeSegment, uniq } from '../helpers/factories.js';
 import { startService, type TestService } from '../helpers/harness.js';
@@ -89,7 +89,10 @@ const ID_IN_BODY_OR_QUERY: Record<string, (a: Tenant, b: Tenant) => Probe[]> = {
       payload: { id: a.contactId, name: 'Rename A' },
       check: (res) => {
         assert.equal(res.status, 400, JSON.stringify(res.body));
-        assert.deepEqual(res.body.details.map((d: { path: string }) => d.path), ['/email']);
+        assert.deepEqual(
+          res.body.details.map((d: { path: string }) => d.path),
+          ['/email'],
+        );
       },
     },
     {
@@ -181,7 +184,9 @@ before(async () => {
   assert.equal(res.status, 200, JSON.stringify(res.body));
   a.sendId = res.body.sendId;
   await eventually(async () => (await sendRow(t.db, a.sendId)).status === 'sent', 10_000, "A's send");
-  a.messageId = (await eventually(async () => (await listOutbox(t.db, a.accountId, { campaignId: a.campaignId })).items[0], 5000, "A's message")).id;
+  a.messageId = (
+    await eventually(async () => (await listOutbox(t.db, a.accountId, { campaignId: a.campaignId })).items[0], 5000, "A's message")
+  ).id;
 });
 after(() => t?.close());
 
@@ -221,7 +226,24 @@ async function tenant(): Promise<Tenant> {
 }
 
 /** What identifies A's data in a response: none of it may reach B. */
-const secretsOf = (x: Tenant) => [x.accountId, x.keyId, x.key, x.keyName, x.userId, x.email, x.contactId, x.contactEmail, x.campaignId, x.campaignName, x.segmentId, x.segmentName, x.fieldName, x.kpiId, x.sendId, x.messageId];
+const secretsOf = (x: Tenant) => [
+  x.accountId,
+  x.keyId,
+  x.key,
+  x.keyName,
+  x.userId,
+  x.email,
+  x.contactId,
+  x.contactEmail,
+  x.campaignId,
+  x.campaignName,
+  x.segmentId,
+  x.segmentName,
+  x.fieldName,
+  x.kpiId,
+  x.sendId,
+  x.messageId,
+];
 
 /** Every probe B makes for one route; throws when the route is not known to this test. */
 function probesFor(route: Route): Probe[] {
@@ -229,8 +251,11 @@ function probesFor(route: Route): Probe[] {
   if (ID_IN_BODY_OR_QUERY[key]) return ID_IN_BODY_OR_QUERY[key]!(a, b);
   const params = [...route.url.matchAll(/\/([^/]+)\/:([^/]+)/g)];
   if (params.length === 0) {
-    if (WITHOUT_IDS.has(key)) return route.method === 'GET' ? [{ url: route.url, check: (res) => assert.equal(res.status, 200, JSON.stringify(res.body)) }] : [];
-    assert.fail(`${key}: not known to the cross-tenant test: add it to ID_IN_BODY_OR_QUERY (it takes an id) or WITHOUT_IDS (it takes none)`);
+    if (WITHOUT_IDS.has(key))
+      return route.method === 'GET' ? [{ url: route.url, check: (res) => assert.equal(res.status, 200, JSON.stringify(res.body)) }] : [];
+    assert.fail(
+      `${key}: not known to the cross-tenant test: add it to ID_IN_BODY_OR_QUERY (it takes an id) or WITHOUT_IDS (it takes none)`,
+    );
   }
   let url = route.url;
   let owned: (typeof OWNED)[string] | undefined;
@@ -244,7 +269,11 @@ function probesFor(route: Route): Probe[] {
 }
 
 async function callAsB(method: string, probe: Probe, session: boolean): Promise<Reply> {
-  const options: InjectOptions = { method: method as InjectOptions['method'], url: probe.url, ...(probe.payload === undefined ? {} : { payload: probe.payload as object }) };
+  const options: InjectOptions = {
+    method: method as InjectOptions['method'],
+    url: probe.url,
+    ...(probe.payload === undefined ? {} : { payload: probe.payload as object }),
+  };
   if (session) return b.panel.raw({ ...options, headers: { 'x-csrf-token': b.panel.csrf } });
   const res = await apiClient(t.app, b.key).call(options);
   return { ...res, cookies: [] };
@@ -256,7 +285,9 @@ async function accountRows(db: Db, accountId: string): Promise<Record<string, st
   for (const table of await listTables(db)) {
     const column = table === 'accounts' ? 'id' : (await columnsOf(db, table)).includes('account_id') ? 'account_id' : undefined;
     if (!column) continue;
-    const { rows } = await sql<Record<string, unknown>>`select * from ${sql.table(table)} where ${sql.ref(column)} = ${accountId}`.execute(db.kysely);
+    const { rows } = await sql<Record<string, unknown>>`select * from ${sql.table(table)} where ${sql.ref(column)} = ${accountId}`.execute(
+      db.kysely,
+    );
     snapshot[table] = rows.map((r) => JSON.stringify(r)).sort();
   }
   return snapshot;
@@ -265,12 +296,14 @@ async function accountRows(db: Db, accountId: string): Promise<Record<string, st
 async function columnsOf(db: Db, table: string): Promise<string[]> {
   const query =
     db.engine === 'postgres'
-      ? sql<{ name: string }>`select column_name as name from information_schema.columns where table_schema = current_schema() and table_name = ${table}`
+      ? sql<{
+          name: string;
+        }>`select column_name as name from information_schema.columns where table_schema = current_schema() and table_name = ${table}`
       : sql<{ name: string }>`select name from pragma_table_info(${table})`;
   return (await query.execute(db.kysely)).rows.map((r) => r.name);
 }
 
-test('every keyed and session route answers B like an unknown id for A\'s resources, and A\'s rows do not change', async () => {
+test("every keyed and session route answers B like an unknown id for A's resources, and A's rows do not change", async () => {
   const routes = registeredRoutes(t.app).filter((r) => isKeyed(r) || isSession(r));
   assert.ok(routes.length > 30, `the route table was read: ${routes.length} routes`);
   const before = await accountRows(t.db, a.accountId);
@@ -290,7 +323,7 @@ test('every keyed and session route answers B like an unknown id for A\'s resour
       covered.push(routeKey(route));
     }
   }
-  assert.deepEqual(await accountRows(t.db, a.accountId), before, "no row of A changed");
+  assert.deepEqual(await accountRows(t.db, a.accountId), before, 'no row of A changed');
   // Every route with an id in its path was aimed at A's resource.
   for (const route of routes.filter((r) => r.url.includes('/:'))) assert.ok(covered.includes(routeKey(route)), `${routeKey(route)} probed`);
 });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { MAX_BODY_BYTES } from '../../src/app.js';
-import { apiClient, assertApiError as assertError, startTestApp, type ApiResponse, type TestApp } from '../helpers/app.js';
+import { type ApiResponse, apiClient, assertApiError as assertError, startTestApp, type TestApp } from '../helpers/app.js';
 import { makeContact, makeTenant } from '../helpers/factories.js';
 
 /**
@@ -24,7 +24,10 @@ function assertValidation(res: ApiResponse, path: string): { path: string; messa
     assert.equal(typeof item.message, 'string');
     assert.ok(item.message.length > 0);
   }
-  assert.ok(details.some((d) => d.path === path), `details name ${path}: ${JSON.stringify(details)}`);
+  assert.ok(
+    details.some((d) => d.path === path),
+    `details name ${path}: ${JSON.stringify(details)}`,
+  );
   return details;
 }
 
@@ -59,7 +62,12 @@ describe('order of checks', () => {
 
   test('a key lacking the scope with a text/plain body gets 403, not 415', async () => {
     const { key } = await makeTenant(t.db, t.config, { scopes: ['leads:write'] });
-    const res = await apiClient(t.app, key).call({ method: 'POST', url: '/api/events', payload: 'hello', headers: { 'content-type': 'text/plain' } });
+    const res = await apiClient(t.app, key).call({
+      method: 'POST',
+      url: '/api/events',
+      payload: 'hello',
+      headers: { 'content-type': 'text/plain' },
+    });
     assertError(res, 403, 'Forbidden', 'API key does not have the required permissions');
   });
 
@@ -85,7 +93,11 @@ describe('order of checks', () => {
     ];
     for (const [url, paths] of expected) {
       const details = assertValidation(await api.call({ method: 'POST', url }), paths[0]!);
-      assert.deepEqual(details.map((d) => d.path), paths, url);
+      assert.deepEqual(
+        details.map((d) => d.path),
+        paths,
+        url,
+      );
     }
   });
 
@@ -115,13 +127,23 @@ describe('order of checks', () => {
 
   test('a text/plain POST answers 415', async () => {
     const { key } = await makeTenant(t.db, t.config);
-    const res = await apiClient(t.app, key).call({ method: 'POST', url: '/api/events', payload: '{"type":"visit"}', headers: { 'content-type': 'text/plain' } });
+    const res = await apiClient(t.app, key).call({
+      method: 'POST',
+      url: '/api/events',
+      payload: '{"type":"visit"}',
+      headers: { 'content-type': 'text/plain' },
+    });
     assertError(res, 415, 'Unsupported Media Type', 'Unsupported Media Type');
   });
 
   test('a form-encoded POST answers 415', async () => {
     const { key } = await makeTenant(t.db, t.config);
-    const res = await apiClient(t.app, key).call({ method: 'POST', url: '/api/events', payload: 'type=visit', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const res = await apiClient(t.app, key).call({
+      method: 'POST',
+      url: '/api/events',
+      payload: 'type=visit',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     assertError(res, 415, 'Unsupported Media Type', 'Unsupported Media Type');
   });
 
@@ -140,7 +162,10 @@ describe('order of checks', () => {
   test('missing type answers 400 Validation Error naming /type, never the root', async () => {
     const { key } = await makeTenant(t.db, t.config);
     const details = assertValidation(await apiClient(t.app, key).post('/api/events', { leadId: 'ld_x' }), '/type');
-    assert.ok(details.every((d) => d.path !== '' && d.path !== '/'), JSON.stringify(details));
+    assert.ok(
+      details.every((d) => d.path !== '' && d.path !== '/'),
+      JSON.stringify(details),
+    );
   });
 
   test('missing type and missing leadId/tracker: Validation Error comes first', async () => {

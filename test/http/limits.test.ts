@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { RateLimiter } from '../../src/http/rate-limit.js';
-import { apiClient, assertApiError as assertError, startTestApp, type ApiResponse, type TestApp } from '../helpers/app.js';
+import { type ApiResponse, apiClient, assertApiError as assertError, startTestApp, type TestApp } from '../helpers/app.js';
 import { makeAccount, makeKey, makeTenant } from '../helpers/factories.js';
 
 /** The per-key rate limit of decisions.md (Limits the spec leaves open). */
@@ -52,7 +52,12 @@ describe('rate limit over HTTP (burst 3, 1 per second)', () => {
   test('the limit is checked before the body is read: a limited key with invalid JSON gets 429', async () => {
     const { key } = await makeTenant(t.db, t.config);
     for (let i = 0; i < 3; i++) await call(t, key);
-    const res = await apiClient(t.app, key).call({ method: 'POST', url: '/api/events', payload: '{', headers: { 'content-type': 'application/json' } });
+    const res = await apiClient(t.app, key).call({
+      method: 'POST',
+      url: '/api/events',
+      payload: '{',
+      headers: { 'content-type': 'application/json' },
+    });
     assertError(res, 429, 'Too Many Requests', 'Too Many Requests');
   });
 
@@ -75,7 +80,10 @@ describe('rate limit over HTTP (burst 3, 1 per second)', () => {
 describe('RateLimiter', () => {
   test('allows the burst at once, then refuses with the seconds to wait', () => {
     const limiter = new RateLimiter(1, 3);
-    assert.deepEqual([0, 1, 2].map(() => limiter.take('k', 1_000)), [0, 0, 0]);
+    assert.deepEqual(
+      [0, 1, 2].map(() => limiter.take('k', 1_000)),
+      [0, 0, 0],
+    );
     assert.equal(limiter.take('k', 1_000), 1);
   });
 
@@ -92,14 +100,20 @@ describe('RateLimiter', () => {
     for (let i = 0; i < 10; i++) assert.equal(limiter.take('k', 0), 0);
     assert.ok(limiter.take('k', 0) > 0);
     // 500 ms at 10/s gives 5 tokens.
-    assert.deepEqual(Array.from({ length: 6 }, () => limiter.take('k', 500)), [0, 0, 0, 0, 0, 1]);
+    assert.deepEqual(
+      Array.from({ length: 6 }, () => limiter.take('k', 500)),
+      [0, 0, 0, 0, 0, 1],
+    );
   });
 
   test('never holds more than the burst, however long it was idle', () => {
     const limiter = new RateLimiter(1, 3);
     limiter.take('k', 0);
     const later = 3_600_000;
-    assert.deepEqual(Array.from({ length: 4 }, () => limiter.take('k', later)), [0, 0, 0, 1]);
+    assert.deepEqual(
+      Array.from({ length: 4 }, () => limiter.take('k', later)),
+      [0, 0, 0, 1],
+    );
   });
 
   test('Retry-After is the whole seconds until one token is back, at least 1', () => {

@@ -48,7 +48,10 @@ describe('key values never reach the log', () => {
     const line = incoming(res.headers['x-request-id']);
     assert.equal(line.req?.method, 'POST');
     assert.equal(line.req?.url, '/api/events?api-key=[REDACTED]&source=test');
-    assert.ok(parsed().some((l) => l.requestId === res.headers['x-request-id'] && l.res?.statusCode === 200), 'the outcome is logged');
+    assert.ok(
+      parsed().some((l) => l.requestId === res.headers['x-request-id'] && l.res?.statusCode === 200),
+      'the outcome is logged',
+    );
   });
 
   test('?api-key=<key> on refused calls (404 path, 405, 400, 404 lead) is not logged either', async () => {
@@ -57,7 +60,14 @@ describe('key values never reach the log', () => {
     const statuses = [
       (await client.get(`/nowhere?api-key=${key}`)).status,
       (await client.get(`/api/events?api-key=${key}`)).status,
-      (await client.call({ method: 'POST', url: `/api/events?api-key=${key}`, payload: '{', headers: { 'content-type': 'application/json' } })).status,
+      (
+        await client.call({
+          method: 'POST',
+          url: `/api/events?api-key=${key}`,
+          payload: '{',
+          headers: { 'content-type': 'application/json' },
+        })
+      ).status,
       (await client.post(`/api/events?api-key=${key}`, { type: 'visit', leadId: 'ld_none' })).status,
     ];
     assert.deepEqual(statuses, [404, 405, 400, 404]);
@@ -95,8 +105,12 @@ describe('key values never reach the log', () => {
   });
 
   test('an unknown key value is not logged either', async () => {
-    const guess = 'hk_' + 'Z'.repeat(32);
-    const res = await apiClient(t.app).post(`/api/events?api-key=${guess}`, { type: 'visit' }, { 'x-service-api-key': guess, authorization: `Bearer ${guess}` });
+    const guess = `hk_${'Z'.repeat(32)}`;
+    const res = await apiClient(t.app).post(
+      `/api/events?api-key=${guess}`,
+      { type: 'visit' },
+      { 'x-service-api-key': guess, authorization: `Bearer ${guess}` },
+    );
     assert.equal(res.status, 404);
     assertNotLogged(guess);
   });
@@ -141,7 +155,9 @@ describe('a key is redacted by its shape, whatever name or spelling carries it (
     const { key } = await makeTenant(t.db, t.config);
     const lines: string[] = [];
     const logger = createLogger('debug', { write: (line: string) => void lines.push(line) });
-    logger.child({ component: 'test' }).debug({ headers: { 'x-api-key': key, 'x-other': `Bearer ${key.replace('_', '%5F')}` } }, `called with ${key}`);
+    logger
+      .child({ component: 'test' })
+      .debug({ headers: { 'x-api-key': key, 'x-other': `Bearer ${key.replace('_', '%5F')}` } }, `called with ${key}`);
     logger.error({ err: new Error(`bad key ${key}`) }, 'failed');
     logger.warn({ cookie: `theme=dark; herald_session=${key.slice(3)}; x=1` }, 'a panel request');
     assert.equal(lines.length, 3);

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { makeUser, signIn, type Panel } from '../admin/helpers.js';
+import { makeUser, type Panel, signIn } from '../admin/helpers.js';
 import { listTables, rowCounts } from '../fuzz/harness.js';
-import { apiClient, startTestApp, type ApiResponse, type TestApp } from '../helpers/app.js';
+import { type ApiResponse, apiClient, startTestApp, type TestApp } from '../helpers/app.js';
 import { makeTenant, randomEmail } from '../helpers/factories.js';
 import { makeEmailCampaign } from '../helpers/herald.js';
 
@@ -44,12 +44,18 @@ async function assertRefused(call: () => Promise<ApiResponse | { status: number;
 test('a NUL in a contact member, a nested member or an object key is refused', async () => {
   await assertRefused(() => api.post('/api/leads', { email: randomEmail(), name: 'Ada\u0000' }), '/name');
   await assertRefused(() => api.post('/api/leads', { email: randomEmail(), name: 'Ada', tags: ['ok', 'b\u0000d'] }), '/tags/1');
-  await assertRefused(() => api.post('/api/leads', { email: randomEmail(), name: 'Ada', metadata: { 'a/b\u0000': 1 } }), '/metadata/a~1b\u0000');
+  await assertRefused(
+    () => api.post('/api/leads', { email: randomEmail(), name: 'Ada', metadata: { 'a/b\u0000': 1 } }),
+    '/metadata/a~1b\u0000',
+  );
 });
 
 test('a NUL in an event, a trigger lead or a GET query parameter is refused', async () => {
   await assertRefused(() => api.post('/api/events', { leadId: 'ld_\u0000', type: 'visit' }), '/leadId');
-  await assertRefused(() => api.post('/api/campaigns/trigger', { campaignId, lead: { email: randomEmail(), name: 'N\u0000' } }), '/lead/name');
+  await assertRefused(
+    () => api.post('/api/campaigns/trigger', { campaignId, lead: { email: randomEmail(), name: 'N\u0000' } }),
+    '/lead/name',
+  );
   await assertRefused(() => api.get(`/api/campaigns/cancel?campaignId=${campaignId}&lead=a%00%40example.com`), '/lead');
 });
 

@@ -58,7 +58,8 @@ test('it describes POST /api/events with its request body schema', async () => {
   assert.ok(schema, 'a JSON request body is declared');
   assert.equal(schema.type, 'object');
   assert.deepEqual(schema.required, ['type']);
-  for (const member of ['type', 'leadId', 'tracker', 'value', 'metadata', 'url']) assert.ok(schema.properties?.[member], `body member ${member}`);
+  for (const member of ['type', 'leadId', 'tracker', 'value', 'metadata', 'url'])
+    assert.ok(schema.properties?.[member], `body member ${member}`);
   assert.equal(schema.properties.type.type, 'string');
   assert.equal(schema.additionalProperties, false, 'unknown members are refused, and the document says so');
   assert.ok(operation.responses?.['200'], 'the success response is described');
@@ -70,7 +71,10 @@ test('it declares the x-service-api-key header scheme and requires a key', async
   assert.deepEqual(doc.components?.securitySchemes?.apiKeyHeader, { type: 'apiKey', in: 'header', name: 'x-service-api-key' });
   const operation = doc.paths['/api/events'].post;
   const security: Record<string, unknown>[] = operation.security ?? doc.security ?? [];
-  assert.ok(security.some((requirement) => 'apiKeyHeader' in requirement), JSON.stringify(security));
+  assert.ok(
+    security.some((requirement) => 'apiKeyHeader' in requirement),
+    JSON.stringify(security),
+  );
 });
 
 test('every $ref in the document resolves to a component', async () => {

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { ConfigError } from '../../src/config.js';
-import { startTestApp, testConfig, type TestApp } from '../helpers/app.js';
-import { randomEmail } from '../helpers/factories.js';
 import { randomIp } from '../admin/helpers.js';
+import { startTestApp, type TestApp, testConfig } from '../helpers/app.js';
+import { randomEmail } from '../helpers/factories.js';
 
 /** README configuration, decisions.md Hardening: TRUST_PROXY names the proxies whose X-Forwarded-For is believed. */
 
@@ -60,9 +60,18 @@ describe('with TRUST_PROXY', () => {
 });
 
 test('TRUST_PROXY takes addresses, CIDR ranges and the named ranges; anything else stops start-up', () => {
-  assert.deepEqual(testConfig({ TRUST_PROXY: '10.0.0.1, 172.16.0.0/12,loopback,::1' }).trustProxy, ['10.0.0.1', '172.16.0.0/12', 'loopback', '::1']);
+  assert.deepEqual(testConfig({ TRUST_PROXY: '10.0.0.1, 172.16.0.0/12,loopback,::1' }).trustProxy, [
+    '10.0.0.1',
+    '172.16.0.0/12',
+    'loopback',
+    '::1',
+  ]);
   assert.equal(testConfig({}).trustProxy, undefined);
   for (const bad of ['true', '*', '10.0.0.0/33', 'proxy.internal']) {
-    assert.throws(() => testConfig({ TRUST_PROXY: bad }), (err: unknown) => err instanceof ConfigError && /TRUST_PROXY/.test(err.message), bad);
+    assert.throws(
+      () => testConfig({ TRUST_PROXY: bad }),
+      (err: unknown) => err instanceof ConfigError && /TRUST_PROXY/.test(err.message),
+      bad,
+    );
   }
 });

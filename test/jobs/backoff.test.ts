@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { doublingDelays, retryAt, retryDelay } from '../../src/jobs/backoff.js';
 import { SEND_RETRY } from '../../src/dispatcher/dispatcher.js';
+import { doublingDelays, retryAt, retryDelay } from '../../src/jobs/backoff.js';
 import { RETRY_DELAYS_MS, RETRY_WINDOW_MS, WEBHOOK_RETRY } from '../../src/webhooks/backoff.js';
 
 const MIN = 60_000;

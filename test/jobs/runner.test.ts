@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
-import { JobRunner, type JobQueue } from '../../src/jobs/runner.js';
+import { type JobQueue, JobRunner } from '../../src/jobs/runner.js';
 
 interface FakeJob {
   id: string;

@@ -32,7 +32,13 @@ test('docs/grafana-dashboard.json is valid JSON whose queries name only metrics 
       if (t.db.engine === 'sqlite' && name.startsWith('herald_db_pool_')) continue;
       assert.ok(exposed(name), `the dashboard queries ${name}, which /metrics does not expose`);
     }
-    for (const name of ['herald_sends_total', 'herald_send_lag_seconds_bucket', 'herald_queue_sends', 'herald_webhook_backlog', 'herald_http_request_duration_seconds_bucket']) {
+    for (const name of [
+      'herald_sends_total',
+      'herald_send_lag_seconds_bucket',
+      'herald_queue_sends',
+      'herald_webhook_backlog',
+      'herald_http_request_duration_seconds_bucket',
+    ]) {
       assert.ok(used.has(name), `the dashboard shows ${name}`);
     }
   } finally {

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { openPixelUrl } from '../../src/modules/tracking/tracking-token.js';
+import { SmtpSink } from '../fakes/smtp-sink.js';
+import { WebhookReceiver } from '../fakes/webhook-receiver.js';
 import { apiClient } from '../helpers/app.js';
 import { makeTenant, randomEmail } from '../helpers/factories.js';
 import { eventually, makeEmailCampaign, startTestHerald, type TestHerald } from '../helpers/herald.js';
-import { SmtpSink } from '../fakes/smtp-sink.js';
-import { WebhookReceiver } from '../fakes/webhook-receiver.js';
-import { openPixelUrl } from '../../src/modules/tracking/tracking-token.js';
-import { parseMetrics, scrape, sampleValue } from './scrape.js';
+import { parseMetrics, sampleValue, scrape } from './scrape.js';
 
 /** /metrics from the outside: real sends to a real SMTP sink move the numbers. */
 let t: TestHerald;
@@ -29,7 +29,10 @@ describe('GET /metrics', () => {
     assert.match(String(res.headers['content-type']), /^text\/plain; version=0\.0\.4/);
     const samples = parseMetrics(res.body);
     for (const name of ['process_cpu_user_seconds_total', 'process_resident_memory_bytes', 'nodejs_eventloop_lag_seconds', 'herald_info']) {
-      assert.ok(samples.some((s) => s.name === name), name);
+      assert.ok(
+        samples.some((s) => s.name === name),
+        name,
+      );
     }
     assert.equal(sampleValue(samples, 'herald_info', { role: 'all', engine: t.db.engine }), 1);
   });
@@ -40,14 +43,20 @@ describe('GET /metrics', () => {
     const before = (await scrape(t.app)).samples;
     const api = apiClient(t.app, key);
     const emails = [randomEmail(), randomEmail(), randomEmail()];
-    for (const email of emails) assert.equal((await api.post('/api/campaigns/trigger', { campaignId, lead: { email, name: 'Ada Lovelace' } })).status, 200);
+    for (const email of emails)
+      assert.equal((await api.post('/api/campaigns/trigger', { campaignId, lead: { email, name: 'Ada Lovelace' } })).status, 200);
     await eventually(() => emails.every((e) => sink.messages.some((m) => m.envelope.to.includes(e))), 5000, 'three emails at the sink');
 
-    const delta = (samples: ReturnType<typeof parseMetrics>, name: string, labels: Record<string, string>) => sampleValue(samples, name, labels) - sampleValue(before, name, labels);
-    const after = await eventually(async () => {
-      const { samples } = await scrape(t.app);
-      return delta(samples, 'herald_webhook_deliveries_total', { outcome: 'delivered' }) >= 3 && samples;
-    }, 5000, 'three webhooks delivered');
+    const delta = (samples: ReturnType<typeof parseMetrics>, name: string, labels: Record<string, string>) =>
+      sampleValue(samples, name, labels) - sampleValue(before, name, labels);
+    const after = await eventually(
+      async () => {
+        const { samples } = await scrape(t.app);
+        return delta(samples, 'herald_webhook_deliveries_total', { outcome: 'delivered' }) >= 3 && samples;
+      },
+      5000,
+      'three webhooks delivered',
+    );
     // At least: on a shared PostgreSQL this dispatcher may also finish sends other test files left queued.
     const sent = delta(after, 'herald_sends_total', { channel: 'email', outcome: 'sent' });
     assert.ok(sent >= 3, `${sent} sent`);
@@ -62,13 +71,31 @@ describe('GET /metrics', () => {
     const { id: campaignId } = await makeEmailCampaign(t, accountId, { mode: 'delay', delaySeconds: 3600 });
     const before = (await scrape(t.app)).samples;
     const scheduledBefore = sampleValue(before, 'herald_queue_sends', { state: 'scheduled' });
-    for (const state of ['due', 'scheduled', 'in_flight']) assert.ok(before.some((s) => s.name === 'herald_queue_sends' && s.labels.state === state), state);
+    for (const state of ['due', 'scheduled', 'in_flight'])
+      assert.ok(
+        before.some((s) => s.name === 'herald_queue_sends' && s.labels.state === state),
+        state,
+      );
     const api = apiClient(t.app, key);
-    assert.equal((await api.post('/api/campaigns/trigger', { campaignId, lead: { email: randomEmail(), name: 'Ada Lovelace' } })).body.status, 'pending');
-    assert.equal((await api.post('/api/campaigns/trigger', { campaignId, lead: { email: randomEmail(), name: 'Ada Lovelace' } })).body.status, 'pending');
+    assert.equal(
+      (await api.post('/api/campaigns/trigger', { campaignId, lead: { email: randomEmail(), name: 'Ada Lovelace' } })).body.status,
+      'pending',
+    );
+    assert.equal(
+      (await api.post('/api/campaigns/trigger', { campaignId, lead: { email: randomEmail(), name: 'Ada Lovelace' } })).body.status,
+      'pending',
+    );
     // The gauges are read at most once a second.
-    await eventually(async () => sampleValue((await scrape(t.app)).samples, 'herald_queue_sends', { state: 'scheduled' }) === scheduledBefore + 2, 3000, 'two more scheduled sends');
-    for (const state of ['due', 'scheduled', 'in_flight']) assert.ok(before.some((s) => s.name === 'herald_webhook_backlog' && s.labels.state === state), state);
+    await eventually(
+      async () => sampleValue((await scrape(t.app)).samples, 'herald_queue_sends', { state: 'scheduled' }) === scheduledBefore + 2,
+      3000,
+      'two more scheduled sends',
+    );
+    for (const state of ['due', 'scheduled', 'in_flight'])
+      assert.ok(
+        before.some((s) => s.name === 'herald_webhook_backlog' && s.labels.state === state),
+        state,
+      );
   });
 
   test('PostgreSQL pool use is reported; SQLite has no pool and no such series', async () => {
@@ -99,7 +126,8 @@ describe('GET /metrics', () => {
     await api.get(`/admin/api/contacts/${accountId}`, { authorization: `Bearer ${key}` });
 
     const { text, samples } = await scrape(t.app);
-    for (const secret of [key, campaignId, sendId, accountId, email, pixel.split('/').pop()!]) assert.ok(!text.includes(secret), `metrics must not contain ${secret.slice(0, 12)}…`);
+    for (const secret of [key, campaignId, sendId, accountId, email, pixel.split('/').pop()!])
+      assert.ok(!text.includes(secret), `metrics must not contain ${secret.slice(0, 12)}…`);
     const routes = new Set(samples.filter((s) => s.name === 'herald_http_requests_total').map((s) => s.labels.route!));
     assert.ok(routes.has('/t/o/:token'), [...routes].join(' '));
     assert.ok(routes.has('unmatched'), 'a path no route matches has one label, whatever the path');

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
-import pg from 'pg';
 import { sql } from 'kysely';
-import { loadConfig, ConfigError } from '../../src/config.js';
+import pg from 'pg';
+import { ConfigError, loadConfig } from '../../src/config.js';
 import { MIGRATION_NAMES } from '../../src/db/migrate.js';
-import { eventually, startTestHerald, type TestHerald } from '../helpers/herald.js';
-import { makeTenant } from '../helpers/factories.js';
 import { TcpProxy } from '../fakes/tcp-proxy.js';
+import { makeTenant } from '../helpers/factories.js';
+import { eventually, startTestHerald, type TestHerald } from '../helpers/herald.js';
 
 const postgresUrl = process.env.DATABASE_URL || undefined;
 const engine = postgresUrl ? 'postgres' : 'sqlite';
@@ -47,7 +47,9 @@ describe('GET /healthz and GET /readyz', () => {
   test('a database that lacks a migration of this build is not ready (503), and is again once it has it', async () => {
     const t = await start({}, { role: 'api' });
     const latest = MIGRATION_NAMES.at(-1)!;
-    const row = await sql<{ name: string; timestamp: string }>`select name, timestamp from kysely_migration where name = ${latest}`.execute(t.db.kysely);
+    const row = await sql<{ name: string; timestamp: string }>`select name, timestamp from kysely_migration where name = ${latest}`.execute(
+      t.db.kysely,
+    );
     await sql`delete from kysely_migration where name = ${latest}`.execute(t.db.kysely);
     try {
       const res = await get(t.app, '/readyz');
@@ -59,7 +61,9 @@ describe('GET /healthz and GET /readyz', () => {
     assert.equal((await get(t.app, '/readyz')).status, 200);
   });
 
-  test('a database that cannot be reached is not ready (503), and is again when it comes back', { skip: engine !== 'postgres' && 'PostgreSQL: the network is cut by a relay' }, async () => {
+  test('a database that cannot be reached is not ready (503), and is again when it comes back', {
+    skip: engine !== 'postgres' && 'PostgreSQL: the network is cut by a relay',
+  }, async () => {
     const target = new URL(postgresUrl!);
     const proxy = await TcpProxy.start(target.hostname, Number(target.port || 5432));
     try {
@@ -106,10 +110,14 @@ describe('GET /healthz and GET /readyz', () => {
     }
     try {
       t.herald.dispatcher!.notify();
-      const res = await eventually(async () => {
-        const r = await get(t.app, '/readyz');
-        return r.body.checks.dispatcher === 'stalled' && r;
-      }, 6000, 'the dispatcher reported stalled');
+      const res = await eventually(
+        async () => {
+          const r = await get(t.app, '/readyz');
+          return r.body.checks.dispatcher === 'stalled' && r;
+        },
+        6000,
+        'the dispatcher reported stalled',
+      );
       assert.equal(res.status, 503);
       if (engine === 'postgres') assert.equal(res.body.checks.database, 'ok', 'the database itself answers');
     } finally {
@@ -125,10 +133,20 @@ describe('where /metrics is served, and its token', () => {
   test('METRICS_TOKEN: /metrics wants that bearer token; the probes never do, and an API key is no token', async () => {
     const t = await start({ METRICS_TOKEN: token });
     const { key } = await makeTenant(t.db, t.config);
-    const attempts: Record<string, string>[] = [{}, { authorization: `Bearer ${token}x` }, { authorization: `Bearer ${key}` }, { 'x-service-api-key': key }, { authorization: token }];
+    const attempts: Record<string, string>[] = [
+      {},
+      { authorization: `Bearer ${token}x` },
+      { authorization: `Bearer ${key}` },
+      { 'x-service-api-key': key },
+      { authorization: token },
+    ];
     for (const headers of attempts) {
       const res = await get(t.app, '/metrics', headers);
-      assert.deepEqual([res.status, res.body], [401, { statusCode: 401, error: 'Unauthorized', message: 'Metrics token is required' }], JSON.stringify(headers));
+      assert.deepEqual(
+        [res.status, res.body],
+        [401, { statusCode: 401, error: 'Unauthorized', message: 'Metrics token is required' }],
+        JSON.stringify(headers),
+      );
       assert.equal(res.headers['www-authenticate'], 'Bearer realm="metrics"');
     }
     const ok = await t.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${token}` } });
@@ -161,7 +179,10 @@ describe('where /metrics is served, and its token', () => {
   });
 
   test('config: a short METRICS_TOKEN and a METRICS_PORT equal to PORT are refused', () => {
-    assert.throws(() => loadConfig({ HERALD_SECRET: 's', METRICS_TOKEN: 'short' }), (err) => err instanceof ConfigError && /METRICS_TOKEN must be at least 16 characters/.test(err.message));
+    assert.throws(
+      () => loadConfig({ HERALD_SECRET: 's', METRICS_TOKEN: 'short' }),
+      (err) => err instanceof ConfigError && /METRICS_TOKEN must be at least 16 characters/.test(err.message),
+    );
     assert.throws(() => loadConfig({ HERALD_SECRET: 's', PORT: '4000', METRICS_PORT: '4000' }), /METRICS_PORT must differ from PORT/);
     assert.throws(() => loadConfig({ HERALD_SECRET: 's', METRICS_PORT: 'x' }), /METRICS_PORT must be a whole number/);
     assert.equal(loadConfig({ HERALD_SECRET: 's', METRICS_PORT: '9464' }).metricsPort, 9464);

@@ -3,12 +3,12 @@ import { after, before, describe, test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { updateAccount } from '../../src/modules/accounts/accounts.service.js';
 import { createCampaign } from '../../src/modules/campaigns/campaigns.service.js';
+import { SmtpSink } from '../fakes/smtp-sink.js';
+import { WebhookReceiver } from '../fakes/webhook-receiver.js';
+import { FakeWhatsAppCloudApi } from '../fakes/whatsapp-cloud-api.js';
 import { apiClient } from '../helpers/app.js';
 import { makeAccount, makeField, makeKey, makeKpi, randomEmail, randomPhone } from '../helpers/factories.js';
 import { eventually, makeEmailCampaign, sendRow, startTestHerald, type TestHerald } from '../helpers/herald.js';
-import { FakeWhatsAppCloudApi } from '../fakes/whatsapp-cloud-api.js';
-import { SmtpSink } from '../fakes/smtp-sink.js';
-import { WebhookReceiver } from '../fakes/webhook-receiver.js';
 
 /** From the API call to the outside world: WhatsApp template messages and signed webhooks. */
 let t: TestHerald;
@@ -49,12 +49,19 @@ describe('WhatsApp campaigns', () => {
       active: true,
     });
     const phone = randomPhone();
-    const res = await api.post('/api/campaigns/trigger', { campaignId, lead: { phone, name: 'Mary Jackson', fields: [{ key: 'order', value: 'A-42' }] } });
+    const res = await api.post('/api/campaigns/trigger', {
+      campaignId,
+      lead: { phone, name: 'Mary Jackson', fields: [{ key: 'order', value: 'A-42' }] },
+    });
     assert.deepEqual([res.status, res.body.status], [200, 'queued']);
-    const row = await eventually(async () => {
-      const r = await sendRow(t.db, res.body.sendId);
-      return r.status === 'sent' && r;
-    }, 4000, 'the WhatsApp send');
+    const row = await eventually(
+      async () => {
+        const r = await sendRow(t.db, res.body.sendId);
+        return r.status === 'sent' && r;
+      },
+      4000,
+      'the WhatsApp send',
+    );
     const request = cloud.accepted.find((r) => r.phoneNumberId === phoneNumberId);
     assert.ok(request, 'the Cloud API received the message');
     assert.equal(request.headers.authorization, 'Bearer EAAG-test-token');
@@ -62,7 +69,15 @@ describe('WhatsApp campaigns', () => {
     assert.deepEqual(request.body.template, {
       name: 'order_update',
       language: { code: 'en_US' },
-      components: [{ type: 'body', parameters: [{ type: 'text', text: 'Mary Jackson' }, { type: 'text', text: 'A-42' }] }],
+      components: [
+        {
+          type: 'body',
+          parameters: [
+            { type: 'text', text: 'Mary Jackson' },
+            { type: 'text', text: 'A-42' },
+          ],
+        },
+      ],
     });
     assert.equal(row.provider_message_id, request.wamid);
     assert.equal(row.delivered_at, null, 'delivered comes later, from the status callback');
@@ -71,7 +86,13 @@ describe('WhatsApp campaigns', () => {
 
   test('a contact without a phone gets status error for a WhatsApp campaign', async () => {
     const { accountId, api } = await tenant('pro');
-    const { id: campaignId } = await createCampaign(t.db, t.config, accountId, { name: 'WA', channel: 'whatsapp', whatsappTemplate: 'hello', language: 'en', active: true });
+    const { id: campaignId } = await createCampaign(t.db, t.config, accountId, {
+      name: 'WA',
+      channel: 'whatsapp',
+      whatsappTemplate: 'hello',
+      language: 'en',
+      active: true,
+    });
     const res = await api.post('/api/campaigns/trigger', { campaignId, lead: { email: randomEmail(), name: 'Mail Only' } });
     assert.deepEqual([res.status, res.body.status], [200, 'error']);
     assert.equal((await sendRow(t.db, res.body.sendId)).reason, 'contact has no phone number');
@@ -90,10 +111,14 @@ describe('webhooks of an email campaign', () => {
       campaignId,
       lead: { email, name: 'Dorothy Vaughan', tags: ['VIP'], kpis: { ltv: 5 }, metadata: { plan: 'gold' } },
     });
-    const hooks = await eventually(() => {
-      const got = receiver.requests.filter((r) => r.body.toString().includes(res.body.sendId));
-      return got.length === 2 && got;
-    }, 5000, 'both webhooks');
+    const hooks = await eventually(
+      () => {
+        const got = receiver.requests.filter((r) => r.body.toString().includes(res.body.sendId));
+        return got.length === 2 && got;
+      },
+      5000,
+      'both webhooks',
+    );
     assert.deepEqual(hooks.map((h) => h.url).sort(), ['/one', '/two']);
     const verifier = new Webhook(webhookSecret);
     for (const hook of hooks) {
@@ -103,7 +128,16 @@ describe('webhooks of an email campaign', () => {
       assert.deepEqual(payload.data, {
         campaignId,
         sendId: res.body.sendId,
-        contact: { id: res.body.leadId, name: 'Dorothy Vaughan', emails: [email], phones: [], tags: ['vip'], fields: {}, kpis: { ltv: 5 }, metadata: { plan: 'gold' } },
+        contact: {
+          id: res.body.leadId,
+          name: 'Dorothy Vaughan',
+          emails: [email],
+          phones: [],
+          tags: ['vip'],
+          fields: {},
+          kpis: { ltv: 5 },
+          metadata: { plan: 'gold' },
+        },
       });
     }
     // A body altered in transit fails verification.

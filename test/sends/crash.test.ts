@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { SmtpSink } from '../fakes/smtp-sink.js';
 import { apiClient } from '../helpers/app.js';
 import { makeTenant, uniq } from '../helpers/factories.js';
+import { freePort } from '../helpers/harness.js';
 import { eventually, makeEmailCampaign, startTestHerald, type TestHerald } from '../helpers/herald.js';
 import { startHeraldProcess, type WorkerProcess } from '../helpers/processes.js';
-import { SmtpSink } from '../fakes/smtp-sink.js';
-import { freePort } from '../helpers/harness.js';
 
 /**
  * SIGKILL mid-drain, several times, under API load: nothing is lost, and hardly anything is
@@ -48,7 +48,9 @@ after(async () => {
 async function queueSends(key: string, campaignId: string, emails: string[]) {
   const api = apiClient(t.app, key);
   for (let i = 0; i < emails.length; i += 50) {
-    const results = await Promise.all(emails.slice(i, i + 50).map((email) => api.post('/api/campaigns/trigger', { campaignId, lead: { email, name: 'Crash Recipient' } })));
+    const results = await Promise.all(
+      emails.slice(i, i + 50).map((email) => api.post('/api/campaigns/trigger', { campaignId, lead: { email, name: 'Crash Recipient' } })),
+    );
     for (const r of results) assert.equal(r.body.status, 'queued', JSON.stringify(r.body));
   }
 }
@@ -82,7 +84,9 @@ function apiLoad(baseUrl: () => string, key: string, clients: number) {
   };
 }
 
-test(`SIGKILL ${KILLS} times during a ${SENDS}-send drain under API load: 0 lost, few doubles`, { timeout: 60_000 + SENDS * 150 }, async (ctx) => {
+test(`SIGKILL ${KILLS} times during a ${SENDS}-send drain under API load: 0 lost, few doubles`, {
+  timeout: 60_000 + SENDS * 150,
+}, async (ctx) => {
   const tenant = await makeTenant(t.db, t.config, { allowance: null });
   const { id: campaignId } = await makeEmailCampaign(t, tenant.accountId);
   const batch = uniq('crash');
@@ -118,7 +122,12 @@ test(`SIGKILL ${KILLS} times during a ${SENDS}-send drain under API load: 0 lost
   }
   await eventually(
     async () => {
-      const row = await t.db.kysely.selectFrom('sends').select((eb) => eb.fn.countAll().as('n')).where('campaign_id', '=', campaignId).where('status', '=', 'sent').executeTakeFirstOrThrow();
+      const row = await t.db.kysely
+        .selectFrom('sends')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .where('campaign_id', '=', campaignId)
+        .where('status', '=', 'sent')
+        .executeTakeFirstOrThrow();
       return Number(row.n) === SENDS;
     },
     30_000 + SENDS * 20,
@@ -140,6 +149,9 @@ test(`SIGKILL ${KILLS} times during a ${SENDS}-send drain under API load: 0 lost
       `lost ${lost.length}, doubles ${doubles.length} (${(doubles.length / KILLS).toFixed(2)} per kill; accepted ${ages.sort((a, b) => a - b).join(', ') || '-'} ms before the kill)`,
   );
   assert.deepEqual(lost, [], 'no message lost');
-  assert.ok(doubles.length <= KILLS * SMTP_CONNECTIONS, `at most the answers on their way per kill, got ${doubles.length} in ${KILLS} kills`);
+  assert.ok(
+    doubles.length <= KILLS * SMTP_CONNECTIONS,
+    `at most the answers on their way per kill, got ${doubles.length} in ${KILLS} kills`,
+  );
   if (ASSERT_TARGET) assert.ok(doubles.length <= KILLS, `at most one double per kill on average, got ${doubles.length} in ${KILLS} kills`);
 });

@@ -59,7 +59,11 @@ test('a batch read gives each contact and campaign what the single reads give, a
     due_at: 0,
     test: false,
   });
-  const verdicts = await checkAtDueTime(t.db, [send('s1', rich), send('s2', bare), send('s3', optedOut), send('s4', foreign), send('s5', rich, campaignB)], Date.now());
+  const verdicts = await checkAtDueTime(
+    t.db,
+    [send('s1', rich), send('s2', bare), send('s3', optedOut), send('s4', foreign), send('s5', rich, campaignB)],
+    Date.now(),
+  );
   const summary = Object.fromEntries([...verdicts].map(([id, v]) => [id, 'end' in v ? `${v.end}: ${v.reason}` : `to ${v.to}`]));
   assert.deepEqual(summary, {
     s1: `to ${first}`,

@@ -26,10 +26,14 @@ async function setup(campaign: Parameters<typeof makeEmailCampaign>[2] = {}, acc
 }
 
 const settled = (sendId: string) =>
-  eventually(async () => {
-    const row = await sendRow(t.db, sendId);
-    return !['pending', 'queued', 'sending'].includes(row.status) && row;
-  }, 4000, `send ${sendId} to settle`);
+  eventually(
+    async () => {
+      const row = await sendRow(t.db, sendId);
+      return !['pending', 'queued', 'sending'].includes(row.status) && row;
+    },
+    4000,
+    `send ${sendId} to settle`,
+  );
 
 describe('checks again when a delayed send comes due', () => {
   test('a contact who opted out during the delay gets Optout, nothing sent', async () => {
@@ -82,7 +86,9 @@ describe('the channel address', () => {
 describe('at most one pending send per contact and campaign', () => {
   test('100 concurrent triggers of a Delay campaign for one contact leave exactly one pending send', async () => {
     const s = await setup({ mode: 'delay', delaySeconds: 600 });
-    const results = await Promise.all(Array.from({ length: 100 }, () => s.api.post('/api/campaigns/trigger', { campaignId: s.campaignId, lead: s.email })));
+    const results = await Promise.all(
+      Array.from({ length: 100 }, () => s.api.post('/api/campaigns/trigger', { campaignId: s.campaignId, lead: s.email })),
+    );
     assert.deepEqual([...new Set(results.map((r) => r.status))], [200]);
     assert.deepEqual([...new Set(results.map((r) => r.body.status))], ['pending']);
     assert.equal(new Set(results.map((r) => r.body.sendId)).size, 1, 'one send id for all');
@@ -92,7 +98,8 @@ describe('at most one pending send per contact and campaign', () => {
 });
 
 describe('the monthly allowance', () => {
-  const trigger = (s: Awaited<ReturnType<typeof setup>>, email: string) => s.api.post('/api/campaigns/trigger', { campaignId: s.campaignId, lead: email });
+  const trigger = (s: Awaited<ReturnType<typeof setup>>, email: string) =>
+    s.api.post('/api/campaigns/trigger', { campaignId: s.campaignId, lead: email });
   async function contacts(s: Awaited<ReturnType<typeof setup>>, n: number) {
     const emails = Array.from({ length: n }, randomEmail);
     for (const email of emails) await s.api.post('/api/leads', { email, name: 'Some One' });

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { SmtpSink } from '../fakes/smtp-sink.js';
 import { apiClient } from '../helpers/app.js';
 import { makeTenant, uniq } from '../helpers/factories.js';
 import { eventually, makeEmailCampaign, startTestHerald, type TestHerald } from '../helpers/herald.js';
-import { SmtpSink } from '../fakes/smtp-sink.js';
 
 /**
  * A lease never runs out while its worker is still delivering: with a one-second lease and an

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { SmtpSink } from '../fakes/smtp-sink.js';
 import { apiClient } from '../helpers/app.js';
 import { makeTenant, uniq } from '../helpers/factories.js';
 import { eventually, makeEmailCampaign, sendRow, startTestHerald, type TestHerald } from '../helpers/herald.js';
 import { startHeraldProcess, type WorkerProcess } from '../helpers/processes.js';
-import { SmtpSink } from '../fakes/smtp-sink.js';
 
 /**
  * Nothing is lost: sends survive an SMTP outage, a worker killed mid-batch, and are shared by
@@ -26,7 +26,13 @@ after(async () => {
 });
 
 function workerEnv(extra: Record<string, string> = {}) {
-  return { DATA_DIR: t.config.dataDir, HERALD_SECRET: t.config.secret, DATABASE_URL: t.config.databaseUrl ?? '', SMTP_URL: sink.url, ...extra };
+  return {
+    DATA_DIR: t.config.dataDir,
+    HERALD_SECRET: t.config.secret,
+    DATABASE_URL: t.config.databaseUrl ?? '',
+    SMTP_URL: sink.url,
+    ...extra,
+  };
 }
 
 /** n contacts with unique emails, each triggered once on a fresh immediate campaign. */
@@ -39,7 +45,9 @@ async function queueSends(n: number) {
   const sendIds: string[] = [];
   for (let i = 0; i < n; i += 50) {
     const chunk = emails.slice(i, i + 50);
-    const results = await Promise.all(chunk.map((email) => api.post('/api/campaigns/trigger', { campaignId, lead: { email, name: 'Bulk Recipient' } })));
+    const results = await Promise.all(
+      chunk.map((email) => api.post('/api/campaigns/trigger', { campaignId, lead: { email, name: 'Bulk Recipient' } })),
+    );
     for (const r of results) {
       assert.equal(r.body.status, 'queued', JSON.stringify(r.body));
       sendIds.push(r.body.sendId);
@@ -69,14 +77,25 @@ describe('delivery survives failures', () => {
     workers.push(worker);
     const { campaignId, emails, sendIds } = await queueSends(5);
     // The worker tries, fails (connection refused) and puts the sends back with a reason.
-    await eventually(async () => {
-      const rows = await t.db.kysely.selectFrom('sends').select(['status', 'reason', 'attempts']).where('campaign_id', '=', campaignId).execute();
-      return rows.every((r) => r.status === 'queued' && r.attempts >= 1 && r.reason) && rows;
-    }, 8000, 'the failed attempts to be recorded');
+    await eventually(
+      async () => {
+        const rows = await t.db.kysely
+          .selectFrom('sends')
+          .select(['status', 'reason', 'attempts'])
+          .where('campaign_id', '=', campaignId)
+          .execute();
+        return rows.every((r) => r.status === 'queued' && r.attempts >= 1 && r.reason) && rows;
+      },
+      8000,
+      'the failed attempts to be recorded',
+    );
     await sink.restart();
     await eventually(async () => (await statusCounts(campaignId)).sent === 5, 20000, 'all five sent after the server came back');
     const counts = received(emails);
-    assert.deepEqual(emails.map((e) => counts.get(e)), [1, 1, 1, 1, 1]);
+    assert.deepEqual(
+      emails.map((e) => counts.get(e)),
+      [1, 1, 1, 1, 1],
+    );
     for (const id of sendIds) assert.ok((await sendRow(t.db, id)).attempts >= 2, 'delivered on a retry');
     await worker.stop();
   });
@@ -86,10 +105,14 @@ describe('delivery survives failures', () => {
     const first = startHeraldProcess('worker', workerEnv({ SEND_LEASE_SECONDS: '2' }));
     workers.push(first);
     // Kill it while it has sends claimed and not yet recorded.
-    await eventually(async () => {
-      const counts = await statusCounts(campaignId);
-      return (counts.sending ?? 0) > 0 && (counts.sent ?? 0) > 0 && (counts.queued ?? 0) > 0;
-    }, 20000, 'the worker to be mid-batch');
+    await eventually(
+      async () => {
+        const counts = await statusCounts(campaignId);
+        return (counts.sending ?? 0) > 0 && (counts.sent ?? 0) > 0 && (counts.queued ?? 0) > 0;
+      },
+      20000,
+      'the worker to be mid-batch',
+    );
     await first.kill('SIGKILL');
     const atKill = await statusCounts(campaignId);
     assert.ok((atKill.queued ?? 0) + (atKill.sending ?? 0) > 0, 'work was left over');
@@ -97,7 +120,11 @@ describe('delivery survives failures', () => {
     workers.push(second);
     await eventually(async () => (await statusCounts(campaignId)).sent === 300, 30000, 'every send to end sent');
     const counts = received(emails);
-    assert.deepEqual(emails.filter((e) => !counts.get(e)), [], 'every recipient got the message (at least once)');
+    assert.deepEqual(
+      emails.filter((e) => !counts.get(e)),
+      [],
+      'every recipient got the message (at least once)',
+    );
     await second.stop();
   });
 

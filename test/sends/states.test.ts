@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { campaignStats } from '../../src/modules/campaigns/campaigns.service.js';
 import { setContactFlags } from '../../src/modules/contacts/contacts.service.js';
+import { SmtpSink } from '../fakes/smtp-sink.js';
 import { apiClient } from '../helpers/app.js';
 import { makeTenant, randomEmail } from '../helpers/factories.js';
 import { eventually, makeEmailCampaign, sendRow, sleep, startTestHerald, type TestHerald } from '../helpers/herald.js';
-import { SmtpSink } from '../fakes/smtp-sink.js';
 
 /** Every row of the spec's "States and transitions" table for sends, observed at a real SMTP sink. */
 let t: TestHerald;
@@ -36,7 +36,10 @@ describe('Immediate send', () => {
     const s = await setup();
     const res = await s.api.post('/api/campaigns/trigger', { campaignId: s.campaignId, lead: s.email });
     assert.equal(res.status, 200);
-    assert.deepEqual({ ...res.body, sendId: undefined }, { campaignId: s.campaignId, leadId: s.leadId, mode: 'immediate', status: 'queued', sendId: undefined });
+    assert.deepEqual(
+      { ...res.body, sendId: undefined },
+      { campaignId: s.campaignId, leadId: s.leadId, mode: 'immediate', status: 'queued', sendId: undefined },
+    );
     assert.match(res.body.sendId, /^snd_/);
     const [mail] = await eventually(() => mailsTo(s.email).length === 1 && mailsTo(s.email), 3000, 'the email');
     assert.equal(mail!.subject, 'Hello Grace Hopper');
@@ -73,10 +76,14 @@ describe('Delayed send', () => {
     assert.equal(mailsTo(s.email).length, 0, 'nothing before the due time');
     await eventually(() => mailsTo(s.email).length === 1, 2500, 'the delayed email');
     // The sink has the message a moment before the outcome is recorded.
-    const sent = await eventually(async () => {
-      const r = await sendRow(t.db, res.body.sendId);
-      return r.status === 'sent' && r;
-    }, 1000, 'the send recorded as sent');
+    const sent = await eventually(
+      async () => {
+        const r = await sendRow(t.db, res.body.sendId);
+        return r.status === 'sent' && r;
+      },
+      1000,
+      'the send recorded as sent',
+    );
     assert.ok(sent.sent_at! >= row.due_at, 'never before the due time');
     assert.ok(sent.sent_at! - row.due_at < 1000, `within 1 s of the due time (took ${sent.sent_at! - row.due_at} ms)`);
   });
@@ -95,7 +102,11 @@ describe('Delayed send', () => {
     await eventually(() => mailsTo(s.email).length === 1, 2500, 'the one email');
     await sleep(300);
     assert.equal(mailsTo(s.email).length, 1, 'exactly one message');
-    const count = await t.db.kysely.selectFrom('sends').select((eb) => eb.fn.countAll<number>().as('n')).where('campaign_id', '=', s.campaignId).executeTakeFirstOrThrow();
+    const count = await t.db.kysely
+      .selectFrom('sends')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('campaign_id', '=', s.campaignId)
+      .executeTakeFirstOrThrow();
     assert.equal(Number(count.n), 1, 'one send row');
   });
 
@@ -173,7 +184,11 @@ describe('Recipient status', () => {
     assert.equal((await s.api.post('/api/campaigns/trigger', { campaignId: s.campaignId, lead: s.email })).body.status, 'rejected');
     // Age the receipt past the cooldown.
     const threeDaysAgo = Date.now() - 3 * 24 * 3600 * 1000;
-    await t.db.kysely.updateTable('sends').set({ sent_at: threeDaysAgo, created_at: threeDaysAgo }).where('id', '=', first.body.sendId).execute();
+    await t.db.kysely
+      .updateTable('sends')
+      .set({ sent_at: threeDaysAgo, created_at: threeDaysAgo })
+      .where('id', '=', first.body.sendId)
+      .execute();
     assert.equal((await s.api.post('/api/campaigns/trigger', { campaignId: s.campaignId, lead: s.email })).body.status, 'queued');
     await eventually(() => mailsTo(s.email).length === 2, 3000, 'second email');
   });

@@ -23,7 +23,15 @@ async function setup(campaign: Parameters<typeof makeEmailCampaign>[2] = {}) {
 }
 
 const sendCount = async (campaignId: string) =>
-  Number((await t.db.kysely.selectFrom('sends').select((eb) => eb.fn.countAll<number>().as('n')).where('campaign_id', '=', campaignId).executeTakeFirstOrThrow()).n);
+  Number(
+    (
+      await t.db.kysely
+        .selectFrom('sends')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('campaign_id', '=', campaignId)
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 
 describe('trigger: the lead string', () => {
   test('is read as an email, a + phone, a digits-only phone, a contact id, or a visitor id', async () => {
@@ -50,7 +58,10 @@ describe('trigger: a lead object', () => {
   test('creates the contact and triggers in the same call', async () => {
     const s = await setup();
     const email = randomEmail();
-    const res = await s.api.post('/api/campaigns/trigger', { campaignId: s.campaignId, lead: { email, name: 'New Person', tags: ['From Trigger'] } });
+    const res = await s.api.post('/api/campaigns/trigger', {
+      campaignId: s.campaignId,
+      lead: { email, name: 'New Person', tags: ['From Trigger'] },
+    });
     assert.equal(res.status, 200);
     assert.equal(res.body.status, 'queued');
     const profile = await getContactProfile(t.db, s.accountId, { email });
@@ -79,7 +90,13 @@ describe('trigger: a lead object', () => {
     const trigger = (lead: object) => s.api.post('/api/campaigns/trigger', { campaignId: s.campaignId, lead });
     const paths = (res: { body: { details: { path: string }[] } }) => res.body.details.map((d) => d.path);
     // Checked before the database (the contact write's own normalisation).
-    const bad = await trigger({ email: 'not-an-address', phone: '+1', name: 'X', tags: ['t'.repeat(300)], note: { text: ' ', createdBy: '' } });
+    const bad = await trigger({
+      email: 'not-an-address',
+      phone: '+1',
+      name: 'X',
+      tags: ['t'.repeat(300)],
+      note: { text: ' ', createdBy: '' },
+    });
     assert.equal(bad.status, 400);
     assert.deepEqual(paths(bad), ['/lead/email', '/lead/phone', '/lead/name', '/lead/tags/0', '/lead/note/text', '/lead/note/createdBy']);
     // Checked when the contact is created (what a new contact needs).
@@ -107,7 +124,10 @@ describe('trigger: a lead object', () => {
     const s = await setup();
     const key = await makeKey(t.db, t.config, s.accountId, { scopes: ['campaigns:trigger'] });
     const api = apiClient(t.app, key.key);
-    for (const lead of [{ email: randomEmail(), name: 'Valid Name' }, { email: 'not-an-email', name: 1 }]) {
+    for (const lead of [
+      { email: randomEmail(), name: 'Valid Name' },
+      { email: 'not-an-email', name: 1 },
+    ]) {
       const res = await api.post('/api/campaigns/trigger', { campaignId: s.campaignId, lead });
       assert.deepEqual([res.status, res.body.message], [403, 'API key does not have the required permissions']);
     }
@@ -130,12 +150,15 @@ describe('trigger and cancel: errors in order', () => {
       for (const url of ['/api/campaigns/trigger', '/api/campaigns/cancel']) {
         const res = await s.api.post(url, body);
         assert.deepEqual([res.status, res.body.message], [400, 'Validation Error'], `${url} ${JSON.stringify(body)}`);
-        assert.ok(res.body.details.some((d: { path: string }) => d.path === path || d.path.startsWith(path)), `${url} ${JSON.stringify(body)} -> ${JSON.stringify(res.body.details)}`);
+        assert.ok(
+          res.body.details.some((d: { path: string }) => d.path === path || d.path.startsWith(path)),
+          `${url} ${JSON.stringify(body)} -> ${JSON.stringify(res.body.details)}`,
+        );
       }
     }
   });
 
-  test('campaign not found (also another account\'s campaign) comes before lead not found', async () => {
+  test("campaign not found (also another account's campaign) comes before lead not found", async () => {
     const s = await setup();
     const other = await setup();
     for (const campaignId of ['cmp_nope', other.campaignId]) {

@@ -17,7 +17,9 @@ before(async () => {
 });
 after(() => t?.close());
 
-test('a trigger blocked by a write adding the first email uses that email', { skip: !url && 'PostgreSQL only (DATABASE_URL unset)' }, async () => {
+test('a trigger blocked by a write adding the first email uses that email', {
+  skip: !url && 'PostgreSQL only (DATABASE_URL unset)',
+}, async () => {
   const { id: accountId } = await makeAccount(t.db, { allowance: null });
   const { key } = await makeKey(t.db, t.config, accountId);
   const api = apiClient(t.app, key);
@@ -33,7 +35,11 @@ test('a trigger blocked by a write adding the first email uses that email', { sk
     // A contact update in flight: holds the contact row and adds its first email.
     await writer.query('begin');
     await writer.query('update contacts set updated_at = updated_at + 1 where id = $1', [contactId]);
-    await writer.query('insert into contact_emails (account_id, email, contact_id, position) values ($1, $2, $3, 0)', [accountId, email, contactId]);
+    await writer.query('insert into contact_emails (account_id, email, contact_id, position) values ($1, $2, $3, 0)', [
+      accountId,
+      email,
+      contactId,
+    ]);
     const trigger = api.post('/api/campaigns/trigger', { campaignId, lead: contactId });
     await sleep(300); // the trigger reaches the contact's lock and waits there
     await writer.query('commit');
@@ -47,7 +53,9 @@ test('a trigger blocked by a write adding the first email uses that email', { sk
   }
 });
 
-test('a Delay re-trigger whose pending send a worker claims meanwhile is Rejected, not a second send', { skip: !url && 'PostgreSQL only (DATABASE_URL unset)' }, async () => {
+test('a Delay re-trigger whose pending send a worker claims meanwhile is Rejected, not a second send', {
+  skip: !url && 'PostgreSQL only (DATABASE_URL unset)',
+}, async () => {
   const { id: accountId } = await makeAccount(t.db, { allowance: 1 });
   const { key } = await makeKey(t.db, t.config, accountId);
   const api = apiClient(t.app, key);
@@ -70,7 +78,12 @@ test('a Delay re-trigger whose pending send a worker claims meanwhile is Rejecte
     // Rejected (re-entry is off), answered 200 although the allowance of 1 is used up.
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.equal(res.body.status, 'rejected');
-    const rows = await t.db.kysely.selectFrom('sends').select(['status']).where('campaign_id', '=', campaignId).where('status', '=', 'pending').execute();
+    const rows = await t.db.kysely
+      .selectFrom('sends')
+      .select(['status'])
+      .where('campaign_id', '=', campaignId)
+      .where('status', '=', 'pending')
+      .execute();
     assert.deepEqual(rows, [], 'no second pending send');
   } finally {
     await worker.end();

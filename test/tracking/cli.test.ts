@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { runHerald } from '../helpers/cli.js';
-import { deliverEmail, emailTenant, startRunningHerald, type RunningHerald } from './helpers.js';
 import { processEnv } from '../helpers/harness.js';
+import { deliverEmail, emailTenant, type RunningHerald, startRunningHerald } from './helpers.js';
 
 /**
  * The real bin/herald (compiled: `npx tsc -p tsconfig.build.json` first) on the running
@@ -33,13 +33,47 @@ describe('herald campaign stats and stats-daily', () => {
     assert.equal((await fetch(first.links.clicks[0]!, { redirect: 'manual' })).status, 302);
 
     const totals = await ok('campaign', 'stats', '--account', tenant.accountId, '--campaign', tenant.campaignId);
-    assert.deepEqual(totals, { sent: 2, rejected: 0, optout: 0, error: 0, pending: 0, cancelled: 0, queued: 0, processed: 2, delivered: 2, opens: 3, uniqueOpens: 2, clicks: 1, uniqueClicks: 1 });
+    assert.deepEqual(totals, {
+      sent: 2,
+      rejected: 0,
+      optout: 0,
+      error: 0,
+      pending: 0,
+      cancelled: 0,
+      queued: 0,
+      processed: 2,
+      delivered: 2,
+      opens: 3,
+      uniqueOpens: 2,
+      clicks: 1,
+      uniqueClicks: 1,
+    });
 
     const daily = await ok('campaign', 'stats-daily', '--account', tenant.accountId, '--campaign', tenant.campaignId, '--days', '3');
     assert.deepEqual(Object.keys(daily), ['days']);
     assert.equal(daily.days.length, 3);
-    assert.deepEqual(daily.days[2], { date: today(), sent: 2, error: 0, processed: 2, delivered: 2, opens: 3, uniqueOpens: 2, clicks: 1, uniqueClicks: 1 });
-    assert.deepEqual(daily.days[0], { date: new Date(Date.now() - 2 * 86_400_000).toISOString().slice(0, 10), sent: 0, error: 0, processed: 0, delivered: 0, opens: 0, uniqueOpens: 0, clicks: 0, uniqueClicks: 0 });
+    assert.deepEqual(daily.days[2], {
+      date: today(),
+      sent: 2,
+      error: 0,
+      processed: 2,
+      delivered: 2,
+      opens: 3,
+      uniqueOpens: 2,
+      clicks: 1,
+      uniqueClicks: 1,
+    });
+    assert.deepEqual(daily.days[0], {
+      date: new Date(Date.now() - 2 * 86_400_000).toISOString().slice(0, 10),
+      sent: 0,
+      error: 0,
+      processed: 0,
+      delivered: 0,
+      opens: 0,
+      uniqueOpens: 0,
+      clicks: 0,
+      uniqueClicks: 0,
+    });
     // Without --days: the last 30 days.
     assert.equal((await ok('campaign', 'stats-daily', '--account', tenant.accountId, '--campaign', tenant.campaignId)).days.length, 30);
   });
@@ -50,7 +84,10 @@ describe('herald campaign stats and stats-daily', () => {
       [['--days', 'x'], 2, /--days must be a whole number/],
       [['--days', '0'], 1, /Validation Error: days: days must be a whole number from 1 to 366/],
     ] as [string[], number, RegExp][]) {
-      const result = await runHerald(['campaign', 'stats-daily', '--account', tenant.accountId, '--campaign', tenant.campaignId, ...args], env);
+      const result = await runHerald(
+        ['campaign', 'stats-daily', '--account', tenant.accountId, '--campaign', tenant.campaignId, ...args],
+        env,
+      );
       assert.equal(result.code, code, result.stderr);
       assert.match(result.stderr, pattern);
       assert.equal(result.stdout, '');
@@ -67,7 +104,11 @@ describe('herald account update --whatsapp-verify-token', () => {
     assert.deepEqual(await ok('account', 'update', '--account', accountId, '--whatsapp-verify-token', token), { id: accountId });
     const res = await fetch(`${t.base}/whatsapp/webhook?hub.mode=subscribe&hub.verify_token=${encodeURIComponent(token)}&hub.challenge=42`);
     assert.deepEqual([res.status, await res.text()], [200, '42']);
-    const row = await t.db.kysely.selectFrom('accounts').select(['whatsapp_verify_token', 'whatsapp_verify_token_hash']).where('id', '=', accountId).executeTakeFirstOrThrow();
+    const row = await t.db.kysely
+      .selectFrom('accounts')
+      .select(['whatsapp_verify_token', 'whatsapp_verify_token_hash'])
+      .where('id', '=', accountId)
+      .executeTakeFirstOrThrow();
     assert.ok(row.whatsapp_verify_token?.startsWith('v1.') && !row.whatsapp_verify_token.includes(token), 'encrypted at rest');
     assert.ok(row.whatsapp_verify_token_hash && !row.whatsapp_verify_token_hash.includes(token));
   });

@@ -3,8 +3,8 @@ import { after, before, describe, test } from 'node:test';
 import type { SendStatus } from '../../src/db/schema.js';
 import { createCampaign } from '../../src/modules/campaigns/campaigns.service.js';
 import { campaignDailyStats, type DailyStats } from '../../src/modules/campaigns/daily-stats.js';
+import { type CampaignTestEnv, emailCampaign, insertEngagement, insertSend, openTestDb, rejectsWith } from '../campaigns/helpers.js';
 import { makeAccount } from '../helpers/factories.js';
-import { emailCampaign, insertEngagement, insertSend, openTestDb, rejectsWith, type CampaignTestEnv } from '../campaigns/helpers.js';
 
 /** Per-day statistics: each measure on the UTC day it happened, zeros for quiet days, test sends left out. */
 let t: CampaignTestEnv;
@@ -51,14 +51,27 @@ async function send(c: { accountId: string; campaignId: string }, times: SendTim
 const engage = (c: { accountId: string; campaignId: string }, s: { id: string; contactId: string }, kind: 'open' | 'click', when: number) =>
   insertEngagement(t.db, c.accountId, c.campaignId, s, kind, when);
 
-const zero = (date: string): DailyStats => ({ date, sent: 0, error: 0, processed: 0, delivered: 0, opens: 0, uniqueOpens: 0, clicks: 0, uniqueClicks: 0 });
+const zero = (date: string): DailyStats => ({
+  date,
+  sent: 0,
+  error: 0,
+  processed: 0,
+  delivered: 0,
+  opens: 0,
+  uniqueOpens: 0,
+  clicks: 0,
+  uniqueClicks: 0,
+});
 
 describe('campaignDailyStats', () => {
   test('one entry per UTC day, oldest first, today included, zeros for quiet days', async () => {
     const c = await campaign();
     const days = await campaignDailyStats(t.db, c.accountId, c.campaignId, 7, NOW);
     assert.deepEqual(days, ['2026-11-16', '2026-11-17', '2026-11-18', '2026-11-19', '2026-11-20', '2026-11-21', '2026-11-22'].map(zero));
-    assert.deepEqual((await campaignDailyStats(t.db, c.accountId, c.campaignId, 1, NOW)).map((d) => d.date), ['2026-11-22']);
+    assert.deepEqual(
+      (await campaignDailyStats(t.db, c.accountId, c.campaignId, 1, NOW)).map((d) => d.date),
+      ['2026-11-22'],
+    );
   });
 
   test('sent, error, processed and delivered fall on the day each happened', async () => {
@@ -84,7 +97,12 @@ describe('campaignDailyStats', () => {
     await engage(c, a, 'open', at(0, 9));
     await engage(c, b, 'open', at(0, 10));
     for (const hour of [1, 2, 3]) await engage(c, a, 'click', at(0, hour));
-    const [yesterday, today] = (await campaignDailyStats(t.db, c.accountId, c.campaignId, 2, NOW)).map((d) => [d.opens, d.uniqueOpens, d.clicks, d.uniqueClicks]);
+    const [yesterday, today] = (await campaignDailyStats(t.db, c.accountId, c.campaignId, 2, NOW)).map((d) => [
+      d.opens,
+      d.uniqueOpens,
+      d.clicks,
+      d.uniqueClicks,
+    ]);
     assert.deepEqual(yesterday, [2, 1, 0, 0]);
     assert.deepEqual(today, [2, 2, 3, 1]);
   });
@@ -95,7 +113,10 @@ describe('campaignDailyStats', () => {
     await engage(c, old, 'open', at(10, 13));
     await engage(c, old, 'click', at(-1, 1));
     const days = await campaignDailyStats(t.db, c.accountId, c.campaignId, 7, NOW);
-    assert.deepEqual(days.filter((d) => JSON.stringify(d) !== JSON.stringify(zero(d.date))), []);
+    assert.deepEqual(
+      days.filter((d) => JSON.stringify(d) !== JSON.stringify(zero(d.date))),
+      [],
+    );
   });
 
   test('test sends from the admin panel are not counted', async () => {
@@ -107,11 +128,12 @@ describe('campaignDailyStats', () => {
 
   test('days must be a whole number from 1 to 366', async () => {
     const c = await campaign();
-    for (const days of [0, -1, 1.5, 367, Number.NaN]) await rejectsWith(campaignDailyStats(t.db, c.accountId, c.campaignId, days, NOW), 'VALIDATION', '/days');
+    for (const days of [0, -1, 1.5, 367, Number.NaN])
+      await rejectsWith(campaignDailyStats(t.db, c.accountId, c.campaignId, days, NOW), 'VALIDATION', '/days');
     assert.equal((await campaignDailyStats(t.db, c.accountId, c.campaignId, 366, NOW)).length, 366);
   });
 
-  test('another account\'s campaign is not found, like an unknown one', async () => {
+  test("another account's campaign is not found, like an unknown one", async () => {
     const mine = await campaign();
     const theirs = await campaign();
     await send(theirs, { status: 'sent', sent: NOW - DAY / 2, processed: NOW - DAY / 2 });

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { renderEmail } from '../../src/rendering/email.js';
 import type { Campaign } from '../../src/modules/campaigns/campaign.js';
 import type { ContactProfile } from '../../src/modules/contacts/contacts.service.js';
 import { emailTracking } from '../../src/modules/tracking/email-links.js';
 import { MAX_TRACKED_URL_LENGTH, readClickToken, readOpenToken } from '../../src/modules/tracking/tracking-token.js';
+import { renderEmail } from '../../src/rendering/email.js';
 
 /** The renderer with tracking: which links become click redirects, and where the pixel goes. Pure, no I/O. */
 const config = { publicUrl: 'https://t.herald.test', secret: 'links-test-secret' };
@@ -29,15 +29,33 @@ const contact: ContactProfile = {
 
 function campaign(html: string | null, text: string | null = null): Campaign {
   return {
-    id: 'cmp_01', accountId: 'acc_01', name: 'C', channel: 'email', schedule: 'api', mode: 'immediate', delaySeconds: 0, reentry: false, cooldownDays: 0, active: true,
+    id: 'cmp_01',
+    accountId: 'acc_01',
+    name: 'C',
+    channel: 'email',
+    schedule: 'api',
+    mode: 'immediate',
+    delaySeconds: 0,
+    reentry: false,
+    cooldownDays: 0,
+    active: true,
     email: { from: 'Acme <news@acme.test>', subject: 'Hi', html, text },
     whatsapp: { template: null, language: null, params: [] },
-    webhooks: [], createdAt: 0, updatedAt: 0,
+    webhooks: [],
+    createdAt: 0,
+    updatedAt: 0,
   };
 }
 
 const render = (html: string | null, text: string | null = null) =>
-  renderEmail({ campaign: campaign(html, text), contact, to: 'ada@example.com', sendId: 'snd_01', unsubscribeUrl: UNSUBSCRIBE, tracking: emailTracking(config, 'snd_01') });
+  renderEmail({
+    campaign: campaign(html, text),
+    contact,
+    to: 'ada@example.com',
+    sendId: 'snd_01',
+    unsubscribeUrl: UNSUBSCRIBE,
+    tracking: emailTracking(config, 'snd_01'),
+  });
 
 /** Every href of the HTML, decoded as a browser reads the attribute. */
 const hrefs = (html: string) => [...html.matchAll(/href=(["'])(.*?)\1/g)].map((m) => m[2]!.replace(/&amp;/g, '&'));
@@ -75,7 +93,9 @@ describe('click tracking in the HTML part', () => {
   });
 
   test('the unsubscribe link, mailto:, tel:, anchors and relative links are left as written', async () => {
-    const email = await render('<a href="{{ unsubscribe_url }}">u</a><a href="mailto:a@b.test">m</a><a href="tel:+331">t</a><a href="#top">a</a><a href="/rel">r</a><a href="javascript:void(0)">j</a>');
+    const email = await render(
+      '<a href="{{ unsubscribe_url }}">u</a><a href="mailto:a@b.test">m</a><a href="tel:+331">t</a><a href="#top">a</a><a href="/rel">r</a><a href="javascript:void(0)">j</a>',
+    );
     assert.deepEqual(hrefs(email.html!), [UNSUBSCRIBE, 'mailto:a@b.test', 'tel:+331', '#top', '/rel', 'javascript:void(0)']);
   });
 
@@ -84,14 +104,22 @@ describe('click tracking in the HTML part', () => {
 <!-- <a href="https://old.example.com/">old</a> --><style>a[href="https://s.example.com/"]{color:red}</style><script>var a='<a href="https://js.example.com/">'</script>
 <a href="https://live.example.com/">live</a>`;
     const email = await render(html);
-    for (const kept of ['https://cdn.example.com/a.css', 'https://cdn.example.com/logo.png', '<a href="https://old.example.com/">', 'a[href="https://s.example.com/"]', '<a href="https://js.example.com/">']) {
+    for (const kept of [
+      'https://cdn.example.com/a.css',
+      'https://cdn.example.com/logo.png',
+      '<a href="https://old.example.com/">',
+      'a[href="https://s.example.com/"]',
+      '<a href="https://js.example.com/">',
+    ]) {
       assert.ok(email.html!.includes(kept), kept);
     }
     assert.ok(!email.html!.includes('"https://live.example.com/"'));
   });
 
   test('Outlook buttons inside conditional comments are tracked', async () => {
-    const email = await render('<!--[if mso]><v:roundrect href="https://button.example.com/" arcsize="10%"><center>Go</center></v:roundrect><![endif]-->');
+    const email = await render(
+      '<!--[if mso]><v:roundrect href="https://button.example.com/" arcsize="10%"><center>Go</center></v:roundrect><![endif]-->',
+    );
     assert.deepEqual(links(email.html!).map(target), ['https://button.example.com/']);
   });
 
@@ -111,7 +139,9 @@ describe('click tracking in the HTML part', () => {
 describe('open pixel', () => {
   test('is the last element of the body, and its token names the send', async () => {
     const email = await render('<html><body><p>Hello</p></body></html>');
-    const match = /<img src="(https:\/\/t\.herald\.test\/t\/o\/([^"]+))" width="1" height="1" alt=""[^>]*>\n<\/body><\/html>$/.exec(email.html!);
+    const match = /<img src="(https:\/\/t\.herald\.test\/t\/o\/([^"]+))" width="1" height="1" alt=""[^>]*>\n<\/body><\/html>$/.exec(
+      email.html!,
+    );
     assert.ok(match, email.html!);
     assert.deepEqual(readOpenToken(config, match[2]!), { sendId: 'snd_01' });
     // After the unsubscribe footer, which is added first.
@@ -126,7 +156,13 @@ describe('open pixel', () => {
   });
 
   test('without tracking (a preview) nothing is added or rewritten', async () => {
-    const email = await renderEmail({ campaign: campaign('<a href="https://shop.example.com/">x</a>'), contact, to: 'ada@example.com', sendId: 'snd_01', unsubscribeUrl: UNSUBSCRIBE });
+    const email = await renderEmail({
+      campaign: campaign('<a href="https://shop.example.com/">x</a>'),
+      contact,
+      to: 'ada@example.com',
+      sendId: 'snd_01',
+      unsubscribeUrl: UNSUBSCRIBE,
+    });
     assert.ok(email.html!.startsWith('<a href="https://shop.example.com/">x</a>'));
     assert.ok(!email.html!.includes('/t/o/'));
   });

@@ -4,8 +4,8 @@ import type { CampaignInput } from '../../src/modules/campaigns/campaigns.servic
 import { campaignStats } from '../../src/modules/campaigns/campaigns.service.js';
 import { apiClient } from '../helpers/app.js';
 import { makeTenant, randomEmail } from '../helpers/factories.js';
-import { eventually, makeEmailCampaign, type TestHerald } from '../helpers/herald.js';
 import { freePort, startService } from '../helpers/harness.js';
+import { eventually, makeEmailCampaign, type TestHerald } from '../helpers/herald.js';
 
 export { freePort } from '../helpers/harness.js';
 
@@ -38,12 +38,20 @@ export async function emailTenant(t: TestHerald, overrides: Partial<CampaignInpu
 }
 
 /** Triggers the campaign for a new contact and waits until its email sits in the outbox. */
-export async function deliverEmail(t: TestHerald, tenant: { accountId: string; campaignId: string; api: ReturnType<typeof apiClient> }, email = randomEmail()) {
-  const res = await tenant.api.post('/api/campaigns/trigger', { campaignId: tenant.campaignId, lead: { email, name: 'Katherine Johnson' } });
+export async function deliverEmail(
+  t: TestHerald,
+  tenant: { accountId: string; campaignId: string; api: ReturnType<typeof apiClient> },
+  email = randomEmail(),
+) {
+  const res = await tenant.api.post('/api/campaigns/trigger', {
+    campaignId: tenant.campaignId,
+    lead: { email, name: 'Katherine Johnson' },
+  });
   assert.equal(res.status, 200, JSON.stringify(res.body));
   assert.equal(res.body.status, 'queued');
   const message = await eventually(
-    async () => (await listOutbox(t.db, tenant.accountId, { campaignId: tenant.campaignId })).items.find((i) => i.sendId === res.body.sendId),
+    async () =>
+      (await listOutbox(t.db, tenant.accountId, { campaignId: tenant.campaignId })).items.find((i) => i.sendId === res.body.sendId),
     5000,
     'the email in the outbox',
   );
@@ -63,7 +71,13 @@ export const stats = (t: TestHerald, accountId: string, campaignId: string) => c
 
 /** The engagement rows of a send (what statistics and the activity feed read). */
 export function engagementsOf(t: TestHerald, sendId: string) {
-  return t.db.kysely.selectFrom('engagements').select(['kind', 'url']).where('send_id', '=', sendId).orderBy('created_at').orderBy('id').execute();
+  return t.db.kysely
+    .selectFrom('engagements')
+    .select(['kind', 'url'])
+    .where('send_id', '=', sendId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
 }
 
 /** A token with one character changed (the last of the body, or of the signature). */

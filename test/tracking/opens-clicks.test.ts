@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { listActivity } from '../../src/modules/activity/activity.service.js';
 import { readClickToken } from '../../src/modules/tracking/tracking-token.js';
-import { deliverEmail, emailTenant, engagementsOf, startRunningHerald, stats, type RunningHerald } from './helpers.js';
+import { deliverEmail, emailTenant, engagementsOf, type RunningHerald, startRunningHerald, stats } from './helpers.js';
 
 /**
  * A recipient reads a campaign email: the mail client fetches the pixel, the reader follows
@@ -34,10 +34,15 @@ describe('open pixel', () => {
     const tenant = await emailTenant(t);
     const first = await deliverEmail(t, tenant);
     const second = await deliverEmail(t, tenant);
-    for (const pixel of [first.links.pixel, first.links.pixel, first.links.pixel, second.links.pixel]) assert.equal((await fetch(pixel)).status, 200);
+    for (const pixel of [first.links.pixel, first.links.pixel, first.links.pixel, second.links.pixel])
+      assert.equal((await fetch(pixel)).status, 200);
     const s = await stats(t, tenant.accountId, tenant.campaignId);
     assert.deepEqual([s.opens, s.uniqueOpens], [4, 2]);
-    assert.deepEqual(await engagementsOf(t, first.sendId), [{ kind: 'open', url: null }, { kind: 'open', url: null }, { kind: 'open', url: null }]);
+    assert.deepEqual(await engagementsOf(t, first.sendId), [
+      { kind: 'open', url: null },
+      { kind: 'open', url: null },
+      { kind: 'open', url: null },
+    ]);
   });
 
   test('HEAD (link scanners, previews) is answered but not counted', async () => {
@@ -99,7 +104,7 @@ describe('click redirect', () => {
 });
 
 describe('activity feed', () => {
-  test('opens and clicks show in the contact\'s feed, newest first, with send, campaign and address', async () => {
+  test("opens and clicks show in the contact's feed, newest first, with send, campaign and address", async () => {
     const tenant = await emailTenant(t);
     const { links, sendId, leadId } = await deliverEmail(t, tenant);
     await fetch(links.pixel);
@@ -118,13 +123,16 @@ describe('activity feed', () => {
     assert.equal(items.at(-1)?.kind, 'send', 'the send itself came first');
   });
 
-  test('another contact\'s feed shows none of them', async () => {
+  test("another contact's feed shows none of them", async () => {
     const tenant = await emailTenant(t);
     const reader = await deliverEmail(t, tenant);
     const other = await deliverEmail(t, tenant);
     await fetch(reader.links.pixel);
     await fetch(reader.links.clicks[0]!, { redirect: 'manual' });
     const { items } = await listActivity(t.db, tenant.accountId, other.leadId);
-    assert.deepEqual(items.map((i) => i.kind), ['send']);
+    assert.deepEqual(
+      items.map((i) => i.kind),
+      ['send'],
+    );
   });
 });

@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { appendPixel, untrackHtml } from '../../src/modules/tracking/email-links.js';
 import { clickUrl, openPixelUrl } from '../../src/modules/tracking/tracking-token.js';
 import { signedIn } from '../admin/helpers.js';
-import { deliverEmail, emailTenant, engagementsOf, startRunningHerald, stats, type RunningHerald } from './helpers.js';
+import { deliverEmail, emailTenant, engagementsOf, type RunningHerald, startRunningHerald, stats } from './helpers.js';
 
 /**
  * Looking at a sent email in the admin panel must never count an open or a click: the panel's
@@ -15,9 +15,10 @@ before(async () => {
 });
 after(() => t.close());
 
-const attributes = (html: string, name: string) => [...html.matchAll(new RegExp(`\\b${name}=["']([^"']+)["']`, 'g'))].map((m) => m[1]!.replace(/&amp;/g, '&'));
+const attributes = (html: string, name: string) =>
+  [...html.matchAll(new RegExp(`\\b${name}=["']([^"']+)["']`, 'g'))].map((m) => m[1]!.replace(/&amp;/g, '&'));
 
-describe('the panel\'s view of a sent email', () => {
+describe("the panel's view of a sent email", () => {
   test('has no open pixel and the original links; viewing it three times counts nothing', async () => {
     const tenant = await emailTenant(t);
     const sent = await deliverEmail(t, tenant);
@@ -31,7 +32,11 @@ describe('the panel\'s view of a sent email', () => {
       assert.ok(!html.includes('/t/o/') && !html.includes('/t/c/'), `no tracking address in the view:\n${html}`);
       assert.deepEqual(attributes(html, 'src'), [], 'no open pixel');
       const hrefs = attributes(html, 'href');
-      assert.deepEqual(hrefs.slice(0, 3), [`https://shop.example.com/offer?utm_source=herald&id=${sent.leadId}#top`, 'http://blog.example.com/post', 'mailto:help@example.com']);
+      assert.deepEqual(hrefs.slice(0, 3), [
+        `https://shop.example.com/offer?utm_source=herald&id=${sent.leadId}#top`,
+        'http://blog.example.com/post',
+        'mailto:help@example.com',
+      ]);
       assert.ok(hrefs[3]!.startsWith(`${t.base}/unsubscribe/`), 'the unsubscribe link is shown as sent');
       assert.match(html, /Hi Katherine Johnson/);
       // Whatever the view names on this server, fetched as a browser showing it would.

@@ -6,7 +6,7 @@ import type { Browser } from 'playwright-core';
 import { apiClient } from '../helpers/app.js';
 import { browserForTests } from '../helpers/browser.js';
 import { makeTenant } from '../helpers/factories.js';
-import { startRunningHerald, type RunningHerald } from './helpers.js';
+import { type RunningHerald, startRunningHerald } from './helpers.js';
 
 /**
  * The site script in a real browser (Chromium, test/helpers/browser.ts): a customer's page on its own origin
@@ -104,7 +104,10 @@ describe('the visitor id in Chromium', { skip: chromium.skip }, () => {
       const reloaded = await second.tab.evaluate(() => (window as unknown as { herald: { tracker: string } }).herald.tracker);
       assert.deepEqual([second.tracker, reloaded], [first.tracker, first.tracker]);
       const cookies = await context.cookies(siteUrl);
-      assert.deepEqual(cookies.filter((c) => c.name === 'herald_vid').map((c) => [c.value, c.domain]), [[first.tracker, 'localhost']]);
+      assert.deepEqual(
+        cookies.filter((c) => c.name === 'herald_vid').map((c) => [c.value, c.domain]),
+        [[first.tracker, 'localhost']],
+      );
     } finally {
       await context.close();
     }
@@ -120,7 +123,7 @@ describe('the visitor id in Chromium', { skip: chromium.skip }, () => {
     }
   });
 
-  test('the form takes the id to the site\'s back end, which links it to the contact; events then find them by tracker', async () => {
+  test("the form takes the id to the site's back end, which links it to the contact; events then find them by tracker", async () => {
     const context = await browser.newContext();
     try {
       const { tab, tracker } = await visit(context);

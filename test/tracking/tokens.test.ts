@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { signToken } from '../../src/signing.js';
 import { clickUrl, openPixelUrl, TRACKING_LINK_LIFETIME_DAYS } from '../../src/modules/tracking/tracking-token.js';
 import { unsubscribeUrl } from '../../src/modules/unsubscribe/unsubscribe-token.js';
-import { deliverEmail, emailTenant, engagementsOf, flip, startRunningHerald, stats, type RunningHerald } from './helpers.js';
+import { signToken } from '../../src/signing.js';
+import { deliverEmail, emailTenant, engagementsOf, flip, type RunningHerald, startRunningHerald, stats } from './helpers.js';
 
 /**
  * Only links Herald wrote count, and only to the address Herald wrote: a forged, altered,
@@ -44,7 +44,15 @@ describe('forged and altered tokens', () => {
     const r = await received();
     const [body, mac] = r.openToken.split('.') as [string, string];
     const other = await received();
-    for (const bad of [flip(r.openToken, 3), flip(r.openToken, body.length - 1), flip(r.openToken, r.openToken.length - 1), `${body}.`, `.${mac}`, 'garbage', `${other.openToken.split('.')[0]}.${mac}`]) {
+    for (const bad of [
+      flip(r.openToken, 3),
+      flip(r.openToken, body.length - 1),
+      flip(r.openToken, r.openToken.length - 1),
+      `${body}.`,
+      `.${mac}`,
+      'garbage',
+      `${other.openToken.split('.')[0]}.${mac}`,
+    ]) {
       await assertRefused(`/t/o/${bad}`, 'pixel');
     }
     await r.nothingCounted();
@@ -54,7 +62,13 @@ describe('forged and altered tokens', () => {
   test('a click token with any part changed is 404 and counts no click', async () => {
     const r = await received();
     const [body, mac] = r.clickToken.split('.') as [string, string];
-    for (const bad of [flip(r.clickToken, 5), flip(r.clickToken, body.length - 2), flip(r.clickToken, r.clickToken.length - 3), `${body}.${mac}x`, `${body}`]) {
+    for (const bad of [
+      flip(r.clickToken, 5),
+      flip(r.clickToken, body.length - 2),
+      flip(r.clickToken, r.clickToken.length - 3),
+      `${body}.${mac}x`,
+      `${body}`,
+    ]) {
       await assertRefused(`/t/c/${bad}`, 'click');
     }
     await r.nothingCounted();
@@ -106,7 +120,11 @@ describe('the redirect target cannot be changed', () => {
   test('an address that was not in the template has no valid token: signing one needs the secret', async () => {
     const r = await received();
     const payload = JSON.stringify([r.sendId, Math.floor(Date.now() / 1000) + 3600, EVIL]);
-    for (const guess of [signToken('guessed-secret', 'click', payload), signToken(t.config.secret, 'open', payload), signToken(t.config.secret, 'unsubscribe', payload)]) {
+    for (const guess of [
+      signToken('guessed-secret', 'click', payload),
+      signToken(t.config.secret, 'open', payload),
+      signToken(t.config.secret, 'unsubscribe', payload),
+    ]) {
       await assertRefused(`/t/c/${guess}`, 'click');
     }
     await r.nothingCounted();
@@ -115,7 +133,11 @@ describe('the redirect target cannot be changed', () => {
   test('only http(s) addresses are ever redirected to, even under a valid signature', async () => {
     const r = await received();
     // What a server-side bug could sign: the redirect still refuses it.
-    const token = signToken(t.config.secret, 'click', JSON.stringify([r.sendId, Math.floor(Date.now() / 1000) + 3600, 'javascript:alert(1)']));
+    const token = signToken(
+      t.config.secret,
+      'click',
+      JSON.stringify([r.sendId, Math.floor(Date.now() / 1000) + 3600, 'javascript:alert(1)']),
+    );
     await assertRefused(`/t/c/${token}`, 'click');
     await r.nothingCounted();
   });

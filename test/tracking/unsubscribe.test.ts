@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { getContactProfile } from '../../src/modules/contacts/contacts.service.js';
 import { UNSUBSCRIBE_TEXT } from '../../src/modules/unsubscribe/unsubscribe-page.js';
 import { sendRow } from '../helpers/herald.js';
-import { deliverEmail, emailTenant, startRunningHerald, type RunningHerald } from './helpers.js';
+import { deliverEmail, emailTenant, type RunningHerald, startRunningHerald } from './helpers.js';
 
 /**
  * The recipient's way out, from the email Herald sent, over real HTTP: the link in the body
@@ -17,7 +17,12 @@ before(async () => {
 after(() => t.close());
 
 const oneClick = (url: string) =>
-  fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'List-Unsubscribe=One-Click', redirect: 'manual' });
+  fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: 'List-Unsubscribe=One-Click',
+    redirect: 'manual',
+  });
 
 async function unsubscribeLinkOf(t: RunningHerald) {
   const tenant = await emailTenant(t);
@@ -51,13 +56,21 @@ describe('unsubscribe from a delivered email', () => {
   test('repeated POSTs and a later GET answer 200 and change nothing more', async () => {
     const r = await unsubscribeLinkOf(t);
     assert.equal((await oneClick(r.url)).status, 200);
-    const before = await t.db.kysely.selectFrom('contacts').select(['opted_out', 'updated_at']).where('id', '=', r.leadId).executeTakeFirstOrThrow();
+    const before = await t.db.kysely
+      .selectFrom('contacts')
+      .select(['opted_out', 'updated_at'])
+      .where('id', '=', r.leadId)
+      .executeTakeFirstOrThrow();
     await new Promise((resolve) => setTimeout(resolve, 5));
     for (let i = 0; i < 3; i++) assert.equal((await oneClick(r.url)).status, 200);
     const page = await fetch(r.url);
     assert.equal(page.status, 200);
     assert.ok((await page.text()).includes(UNSUBSCRIBE_TEXT.doneTitle), 'an opted-out contact sees the done page, no button');
-    const afterwards = await t.db.kysely.selectFrom('contacts').select(['opted_out', 'updated_at']).where('id', '=', r.leadId).executeTakeFirstOrThrow();
+    const afterwards = await t.db.kysely
+      .selectFrom('contacts')
+      .select(['opted_out', 'updated_at'])
+      .where('id', '=', r.leadId)
+      .executeTakeFirstOrThrow();
     assert.deepEqual(afterwards, before, 'not even updated_at moves');
   });
 

@@ -1,15 +1,15 @@
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { listActivity } from '../../src/modules/activity/activity.service.js';
 import { updateAccount } from '../../src/modules/accounts/accounts.service.js';
+import { listActivity } from '../../src/modules/activity/activity.service.js';
 import { createCampaign } from '../../src/modules/campaigns/campaigns.service.js';
 import { getContactProfile } from '../../src/modules/contacts/contacts.service.js';
+import { FakeWhatsAppCloudApi } from '../fakes/whatsapp-cloud-api.js';
 import { apiClient } from '../helpers/app.js';
 import { makeTenant, randomPhone, uniq } from '../helpers/factories.js';
 import { eventually, sendRow } from '../helpers/herald.js';
-import { FakeWhatsAppCloudApi } from '../fakes/whatsapp-cloud-api.js';
-import { engagementsOf, startRunningHerald, stats, type RunningHerald } from './helpers.js';
+import { engagementsOf, type RunningHerald, startRunningHerald, stats } from './helpers.js';
 
 /**
  * The Cloud API's callbacks, shaped as Meta sends them, over real HTTP: the verification
@@ -35,8 +35,17 @@ async function whatsappTenant() {
   const appSecret = uniq('app-secret-');
   const verifyToken = uniq('verify-');
   cloud.addPhoneNumber(phoneNumberId, 'EAAG-token');
-  await updateAccount(t.db, t.config, tenant.accountId, { whatsapp: { phoneNumberId, token: 'EAAG-token', appSecret }, whatsappVerifyToken: verifyToken });
-  const { id: campaignId } = await createCampaign(t.db, t.config, tenant.accountId, { name: 'WA', channel: 'whatsapp', whatsappTemplate: 'hello', language: 'en', active: true });
+  await updateAccount(t.db, t.config, tenant.accountId, {
+    whatsapp: { phoneNumberId, token: 'EAAG-token', appSecret },
+    whatsappVerifyToken: verifyToken,
+  });
+  const { id: campaignId } = await createCampaign(t.db, t.config, tenant.accountId, {
+    name: 'WA',
+    channel: 'whatsapp',
+    whatsappTemplate: 'hello',
+    language: 'en',
+    active: true,
+  });
   return { ...tenant, phoneNumberId, appSecret, verifyToken, campaignId, api: apiClient(t.app, tenant.key) };
 }
 
@@ -46,10 +55,14 @@ type Tenant = Awaited<ReturnType<typeof whatsappTenant>>;
 async function sentMessage(tenant: Tenant, phone = randomPhone()) {
   const res = await tenant.api.post('/api/campaigns/trigger', { campaignId: tenant.campaignId, lead: { phone, name: 'Grace Hopper' } });
   assert.equal(res.status, 200, JSON.stringify(res.body));
-  const row = await eventually(async () => {
-    const r = await sendRow(t.db, res.body.sendId);
-    return r.status === 'sent' && r;
-  }, 5000, 'the WhatsApp send');
+  const row = await eventually(
+    async () => {
+      const r = await sendRow(t.db, res.body.sendId);
+      return r.status === 'sent' && r;
+    },
+    5000,
+    'the WhatsApp send',
+  );
   assert.match(row.provider_message_id ?? '', /^wamid\./);
   return { sendId: row.id, leadId: res.body.leadId as string, phone, wamid: row.provider_message_id! };
 }
@@ -60,7 +73,21 @@ const seconds = () => String(Math.floor(Date.now() / 1000));
 function payload(phoneNumberId: string, value: { statuses?: object[]; messages?: object[]; contacts?: object[] }) {
   return {
     object: 'whatsapp_business_account',
-    entry: [{ id: '102290129340398', changes: [{ field: 'messages', value: { messaging_product: 'whatsapp', metadata: { display_phone_number: '15550783881', phone_number_id: phoneNumberId }, ...value } }] }],
+    entry: [
+      {
+        id: '102290129340398',
+        changes: [
+          {
+            field: 'messages',
+            value: {
+              messaging_product: 'whatsapp',
+              metadata: { display_phone_number: '15550783881', phone_number_id: phoneNumberId },
+              ...value,
+            },
+          },
+        ],
+      },
+    ],
   };
 }
 
@@ -69,7 +96,12 @@ const status = (wamid: string, name: string, phone: string, extra: object = {}) 
   status: name,
   timestamp: seconds(),
   recipient_id: phone.slice(1),
-  ...(name === 'failed' ? {} : { conversation: { id: 'c0ffee', origin: { type: 'marketing' } }, pricing: { billable: true, pricing_model: 'CBP', category: 'marketing' } }),
+  ...(name === 'failed'
+    ? {}
+    : {
+        conversation: { id: 'c0ffee', origin: { type: 'marketing' } },
+        pricing: { billable: true, pricing_model: 'CBP', category: 'marketing' },
+      }),
   ...extra,
 });
 
@@ -99,7 +131,7 @@ async function signedCallback(tenant: Tenant, body: object) {
 describe('webhook verification handshake', () => {
   const handshake = (query: Record<string, string>) => fetch(`${t.base}/whatsapp/webhook?${new URLSearchParams(query)}`);
 
-  test('answers the challenge as text when the verify token is an account\'s', async () => {
+  test("answers the challenge as text when the verify token is an account's", async () => {
     const tenant = await whatsappTenant();
     const res = await handshake({ 'hub.mode': 'subscribe', 'hub.verify_token': tenant.verifyToken, 'hub.challenge': '1158201444' });
     assert.equal(res.status, 200);
@@ -140,19 +172,25 @@ describe('status updates', () => {
   test('read counts one open per send (also when repeated) and implies delivered; the open shows in the feed', async () => {
     const tenant = await whatsappTenant();
     const sent = await sentMessage(tenant);
-    for (let i = 0; i < 2; i++) await signedCallback(tenant, payload(tenant.phoneNumberId, { statuses: [status(sent.wamid, 'read', sent.phone)] }));
+    for (let i = 0; i < 2; i++)
+      await signedCallback(tenant, payload(tenant.phoneNumberId, { statuses: [status(sent.wamid, 'read', sent.phone)] }));
     assert.notEqual((await sendRow(t.db, sent.sendId)).delivered_at, null);
     assert.deepEqual(await engagementsOf(t, sent.sendId), [{ kind: 'open', url: null }]);
     const s = await stats(t, tenant.accountId, tenant.campaignId);
     assert.deepEqual([s.delivered, s.opens, s.uniqueOpens], [1, 1, 1]);
     const { items } = await listActivity(t.db, tenant.accountId, sent.leadId);
-    assert.deepEqual(items.filter((i) => i.kind === 'open').map((i) => ({ ...i, at: undefined })), [{ kind: 'open', at: undefined, sendId: sent.sendId, campaignId: tenant.campaignId }]);
+    assert.deepEqual(
+      items.filter((i) => i.kind === 'open').map((i) => ({ ...i, at: undefined })),
+      [{ kind: 'open', at: undefined, sendId: sent.sendId, campaignId: tenant.campaignId }],
+    );
   });
 
-  test('failed ends the send in error with the API\'s error title as reason', async () => {
+  test("failed ends the send in error with the API's error title as reason", async () => {
     const tenant = await whatsappTenant();
     const sent = await sentMessage(tenant);
-    const errors = [{ code: 131026, title: 'Message undeliverable', message: 'Message undeliverable', error_data: { details: 'Message Undeliverable.' } }];
+    const errors = [
+      { code: 131026, title: 'Message undeliverable', message: 'Message undeliverable', error_data: { details: 'Message Undeliverable.' } },
+    ];
     await signedCallback(tenant, payload(tenant.phoneNumberId, { statuses: [status(sent.wamid, 'failed', sent.phone, { errors })] }));
     const row = await sendRow(t.db, sent.sendId);
     assert.deepEqual([row.status, row.reason], ['error', 'Message undeliverable']);
@@ -163,9 +201,12 @@ describe('status updates', () => {
   test('several statuses in one callback are all applied; a wamid Herald did not send is ignored', async () => {
     const tenant = await whatsappTenant();
     const [a, b] = [await sentMessage(tenant), await sentMessage(tenant)];
-    await signedCallback(tenant, payload(tenant.phoneNumberId, {
-      statuses: [status(a.wamid, 'delivered', a.phone), status(b.wamid, 'read', b.phone), status('wamid.not-ours', 'read', a.phone)],
-    }));
+    await signedCallback(
+      tenant,
+      payload(tenant.phoneNumberId, {
+        statuses: [status(a.wamid, 'delivered', a.phone), status(b.wamid, 'read', b.phone), status('wamid.not-ours', 'read', a.phone)],
+      }),
+    );
     const s = await stats(t, tenant.accountId, tenant.campaignId);
     assert.deepEqual([s.delivered, s.opens], [2, 1]);
   });
@@ -175,7 +216,9 @@ describe('signatures', () => {
   test('a missing, malformed or wrong signature, or an altered body, is refused (401) and changes nothing', async () => {
     const tenant = await whatsappTenant();
     const sent = await sentMessage(tenant);
-    const body = JSON.stringify(payload(tenant.phoneNumberId, { statuses: [status(sent.wamid, 'read', sent.phone)], ...textMessage(sent.phone, 'STOP') }));
+    const body = JSON.stringify(
+      payload(tenant.phoneNumberId, { statuses: [status(sent.wamid, 'read', sent.phone)], ...textMessage(sent.phone, 'STOP') }),
+    );
     const altered = body.replace('"read"', '"delivered"');
     for (const [text, signature] of [
       [body, undefined],
@@ -194,7 +237,7 @@ describe('signatures', () => {
     assert.equal((await getContactProfile(t.db, tenant.accountId, { id: sent.leadId }))!.optedOut, false);
   });
 
-  test('one account\'s app secret cannot sign changes for another account\'s phone number', async () => {
+  test("one account's app secret cannot sign changes for another account's phone number", async () => {
     const victim = await whatsappTenant();
     const attacker = await whatsappTenant();
     const sent = await sentMessage(victim);
@@ -202,7 +245,10 @@ describe('signatures', () => {
     const body = {
       object: 'whatsapp_business_account',
       entry: [
-        ...payload(victim.phoneNumberId, { statuses: [status(sent.wamid, 'failed', sent.phone, { errors: [{ code: 1, title: 'forged' }] })], ...textMessage(sent.phone, 'STOP') }).entry,
+        ...payload(victim.phoneNumberId, {
+          statuses: [status(sent.wamid, 'failed', sent.phone, { errors: [{ code: 1, title: 'forged' }] })],
+          ...textMessage(sent.phone, 'STOP'),
+        }).entry,
         ...payload(attacker.phoneNumberId, { statuses: [status(own.wamid, 'delivered', own.phone)] }).entry,
       ],
     };
@@ -236,7 +282,13 @@ describe('STOP replies', () => {
       assert.equal((await getContactProfile(t.db, tenant.accountId, { id: sent.leadId }))!.optedOut, true, JSON.stringify(body));
     }
     const sent = await sentMessage(tenant);
-    const button = { from: sent.phone.slice(1), id: `wamid.${uniq()}`, timestamp: seconds(), type: 'button', button: { payload: 'Stop promotions', text: 'Stop promotions' } };
+    const button = {
+      from: sent.phone.slice(1),
+      id: `wamid.${uniq()}`,
+      timestamp: seconds(),
+      type: 'button',
+      button: { payload: 'Stop promotions', text: 'Stop promotions' },
+    };
     await signedCallback(tenant, payload(tenant.phoneNumberId, { messages: [button] }));
     assert.equal((await getContactProfile(t.db, tenant.accountId, { id: sent.leadId }))!.optedOut, true);
   });
@@ -244,7 +296,7 @@ describe('STOP replies', () => {
   test('other replies opt nobody out, and a STOP from an unknown number changes nothing', async () => {
     const tenant = await whatsappTenant();
     const sent = await sentMessage(tenant);
-    for (const body of ['Please don\'t stop', 'stop sending me the blue ones', 'Thanks!', 'STOPP']) {
+    for (const body of ["Please don't stop", 'stop sending me the blue ones', 'Thanks!', 'STOPP']) {
       await signedCallback(tenant, payload(tenant.phoneNumberId, textMessage(sent.phone, body)));
     }
     await signedCallback(tenant, payload(tenant.phoneNumberId, textMessage(randomPhone(), 'STOP')));

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { WebhookReceiver } from '../fakes/webhook-receiver.js';
 import type { TestApp } from '../helpers/app.js';
 import { runHerald } from '../helpers/cli.js';
-import { WebhookReceiver } from '../fakes/webhook-receiver.js';
 import { cliEnv, makeFixture, makeWorker, startIsolatedApp } from './setup.js';
 
 /** `herald webhook deliveries` runs the compiled CLI (npm run build first) on the test app's database. */
@@ -40,13 +40,19 @@ test('herald webhook deliveries lists each delivery of a campaign with every att
 
   assert.equal(first.id, f.deliveries[0]!.id);
   assert.match(first.messageId, /^msg_/);
-  assert.deepEqual(receiver.requests.filter((r) => r.url === '/first').map((r) => r.headers['webhook-id']), [first.messageId, first.messageId]);
+  assert.deepEqual(
+    receiver.requests.filter((r) => r.url === '/first').map((r) => r.headers['webhook-id']),
+    [first.messageId, first.messageId],
+  );
   assert.equal(first.sendId, f.sendId);
   assert.equal(first.status, 'delivered');
   assert.equal(first.nextAttemptAt, null);
   assert.equal(first.payload.data.contact.id, f.contact.id);
   assert.match(first.createdAt, ISO);
-  assert.deepEqual(first.attempts.map((a: any) => a.statusCode), [500, 200]);
+  assert.deepEqual(
+    first.attempts.map((a: any) => a.statusCode),
+    [500, 200],
+  );
   for (const a of first.attempts) {
     assert.match(a.attemptedAt, ISO);
     assert.equal(typeof a.durationMs, 'number');
@@ -56,7 +62,7 @@ test('herald webhook deliveries lists each delivery of a campaign with every att
   assert.equal(second.attempts.length, 1);
 });
 
-test('another account\'s campaign answers like one that does not exist', async () => {
+test("another account's campaign answers like one that does not exist", async () => {
   const mine = await makeFixture(t, []);
   const theirs = await makeFixture(t, []);
   for (const campaign of [theirs.campaignId, 'cmp_doesnotexist']) {

@@ -2,12 +2,12 @@ import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, test } from 'node:test';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { inTransaction } from '../../src/db/transaction.js';
-import { enqueueWebhookDeliveries, webhookMessageId } from '../../src/webhooks/enqueue.js';
 import { RETRY_WINDOW_MS } from '../../src/webhooks/backoff.js';
-import type { TestApp } from '../helpers/app.js';
+import { enqueueWebhookDeliveries, webhookMessageId } from '../../src/webhooks/enqueue.js';
 import { WebhookReceiver } from '../fakes/webhook-receiver.js';
-import { attemptsOf, closeOpenDeliveries, deliveriesOf, makeFixture, makeWorker, startIsolatedApp } from './setup.js';
+import type { TestApp } from '../helpers/app.js';
 import { captureLogger } from '../helpers/harness.js';
+import { attemptsOf, closeOpenDeliveries, deliveriesOf, makeFixture, makeWorker, startIsolatedApp } from './setup.js';
 
 let t: TestApp;
 let receiver: WebhookReceiver;
@@ -79,7 +79,9 @@ describe('webhook payload and signature', () => {
     for (const secretText of [f.secret, f.secret.slice(6), String(req.headers['webhook-signature']).slice(3), 'token=abc']) {
       assert.ok(!logged.includes(secretText), 'no secret, signature or URL token in the logs');
     }
-    const stored = JSON.stringify(await t.db.kysely.selectFrom('webhook_attempts').selectAll().where('delivery_id', '=', row!.id).execute());
+    const stored = JSON.stringify(
+      await t.db.kysely.selectFrom('webhook_attempts').selectAll().where('delivery_id', '=', row!.id).execute(),
+    );
     assert.ok(!stored.includes(String(req.headers['webhook-signature']).slice(3)), 'attempt log holds no signature');
   });
 
@@ -93,7 +95,7 @@ describe('webhook payload and signature', () => {
     assert.doesNotThrow(() => new Webhook(f.secret).verify(body, headers));
     assert.throws(() => new Webhook(f.secret).verify(body.replace('Ada', 'Eve'), headers), WebhookVerificationError);
     assert.throws(() => new Webhook(f.secret).verify(body, { ...headers, 'webhook-id': 'msg_other' }), WebhookVerificationError);
-    assert.throws(() => new Webhook('whsec_' + Buffer.alloc(24, 7).toString('base64')).verify(body, headers), WebhookVerificationError);
+    assert.throws(() => new Webhook(`whsec_${Buffer.alloc(24, 7).toString('base64')}`).verify(body, headers), WebhookVerificationError);
   });
 
   test('one delivery per URL, each with its own message id, in the campaign order', async () => {
@@ -111,10 +113,16 @@ describe('webhook payload and signature', () => {
   test('a worker taking one at a time delivers equally due URLs in the campaign order', async () => {
     await freshReceiver();
     const paths = ['/z', '/y', '/x', '/w', '/v'];
-    await makeFixture(t, paths.map((p) => receiver.url(p)));
+    await makeFixture(
+      t,
+      paths.map((p) => receiver.url(p)),
+    );
     const worker = makeWorker(t, { concurrency: 1 });
     for (const _ of paths) assert.equal(await worker.runOnce(), 1);
-    assert.deepEqual(receiver.requests.map((r) => r.url), paths);
+    assert.deepEqual(
+      receiver.requests.map((r) => r.url),
+      paths,
+    );
   });
 });
 
@@ -125,7 +133,10 @@ describe('enqueue is part of the send transaction', () => {
     await inTransaction(t.db, (tx) =>
       enqueueWebhookDeliveries(tx, { ...f, urls: [receiver.url('/1'), receiver.url('/2')], now: Date.now() }),
     );
-    assert.deepEqual((await deliveriesOf(t, f.sendId)).map((d) => d.id), f.deliveries.map((d) => d.id));
+    assert.deepEqual(
+      (await deliveriesOf(t, f.sendId)).map((d) => d.id),
+      f.deliveries.map((d) => d.id),
+    );
   });
 
   test('a rolled-back send transaction leaves no delivery', async () => {
@@ -165,7 +176,13 @@ describe('retries', () => {
     assert.equal(receiver.requests.length, 2);
     assert.equal(receiver.requests[0]!.headers['webhook-id'], receiver.requests[1]!.headers['webhook-id']);
     assert.deepEqual(receiver.requests[0]!.body, receiver.requests[1]!.body);
-    assert.deepEqual((await attemptsOf(t, row!.id)).map((a) => [a.status_code, a.error]), [[500, null], [200, null]]);
+    assert.deepEqual(
+      (await attemptsOf(t, row!.id)).map((a) => [a.status_code, a.error]),
+      [
+        [500, null],
+        [200, null],
+      ],
+    );
   });
 
   test('no answer within the timeout is a failed attempt', async () => {
@@ -197,7 +214,7 @@ describe('retries', () => {
     for (let i = 0; i < 40 && row.status !== 'failed'; i++) {
       clock = row.next_attempt_at;
       assert.equal(await worker.runOnce(), 1);
-      [row] = await deliveriesOf(t, f.sendId) as [typeof row];
+      [row] = (await deliveriesOf(t, f.sendId)) as [typeof row];
     }
     assert.equal(row.status, 'failed');
     const times = (await attemptsOf(t, id)).map((a) => a.attempted_at);
@@ -206,7 +223,10 @@ describe('retries', () => {
     assert.ok(gaps.length >= 8, `retried ${gaps.length} times`);
     assert.ok(gaps[0]! >= 5_000, 'the first retry is not immediate');
     assert.ok(gaps[1]! > gaps[0]! && gaps[2]! > gaps[1]!, 'exponential backoff');
-    assert.ok(times.slice(0, -1).every((at) => at < first + RETRY_WINDOW_MS), 'every earlier attempt left the delivery pending');
+    assert.ok(
+      times.slice(0, -1).every((at) => at < first + RETRY_WINDOW_MS),
+      'every earlier attempt left the delivery pending',
+    );
     assert.ok(times.at(-1)! >= first + RETRY_WINDOW_MS, 'failed only after 24 hours of attempts');
     assert.ok(times.at(-1)! - first < RETRY_WINDOW_MS + 3_600_000, 'and not much later');
     assert.equal(receiver.requests.length, times.length);
@@ -221,13 +241,30 @@ describe('leases', () => {
     const now = Date.now();
     const f = await makeFixture(t, [receiver.url('/dead'), receiver.url('/alive')], { now });
     const [dead, alive] = f.deliveries;
-    await t.db.kysely.updateTable('webhook_deliveries').set({ status: 'delivering', attempts: 1, lease_until: now - 1 }).where('id', '=', dead!.id).execute();
-    await t.db.kysely.updateTable('webhook_deliveries').set({ status: 'delivering', attempts: 1, lease_until: now + 60_000 }).where('id', '=', alive!.id).execute();
+    await t.db.kysely
+      .updateTable('webhook_deliveries')
+      .set({ status: 'delivering', attempts: 1, lease_until: now - 1 })
+      .where('id', '=', dead!.id)
+      .execute();
+    await t.db.kysely
+      .updateTable('webhook_deliveries')
+      .set({ status: 'delivering', attempts: 1, lease_until: now + 60_000 })
+      .where('id', '=', alive!.id)
+      .execute();
 
     assert.equal(await makeWorker(t, { now: () => now }).runOnce(), 1);
     const rows = await deliveriesOf(t, f.sendId);
-    assert.deepEqual(rows.map((r) => [r.status, r.attempts]), [['delivered', 2], ['delivering', 1]]);
-    assert.deepEqual(receiver.requests.map((r) => r.url), ['/dead']);
+    assert.deepEqual(
+      rows.map((r) => [r.status, r.attempts]),
+      [
+        ['delivered', 2],
+        ['delivering', 1],
+      ],
+    );
+    assert.deepEqual(
+      receiver.requests.map((r) => r.url),
+      ['/dead'],
+    );
   });
 
   test('a worker overtaken after its lease ran out logs its attempt but does not decide the outcome', async () => {
@@ -239,11 +276,23 @@ describe('leases', () => {
     while (receiver.requests.length === 0) await new Promise((r) => setTimeout(r, 10));
     // Meanwhile the lease ran out and another worker claimed the row again (its attempt is under way).
     const lease = Date.now() + 60_000;
-    await t.db.kysely.updateTable('webhook_deliveries').set((eb) => ({ attempts: eb('attempts', '+', 1), lease_until: lease })).where('id', '=', id).execute();
+    await t.db.kysely
+      .updateTable('webhook_deliveries')
+      .set((eb) => ({ attempts: eb('attempts', '+', 1), lease_until: lease }))
+      .where('id', '=', id)
+      .execute();
     await slow;
     const [row] = await deliveriesOf(t, f.sendId);
-    assert.deepEqual([row!.status, row!.attempts, row!.lease_until, row!.last_status_code], ['delivering', 2, lease, null], 'the late 500 left the new claim alone');
-    assert.deepEqual((await attemptsOf(t, id)).map((a) => a.status_code), [500], 'but the attempt it made is logged');
+    assert.deepEqual(
+      [row!.status, row!.attempts, row!.lease_until, row!.last_status_code],
+      ['delivering', 2, lease, null],
+      'the late 500 left the new claim alone',
+    );
+    assert.deepEqual(
+      (await attemptsOf(t, id)).map((a) => a.status_code),
+      [500],
+      'but the attempt it made is logged',
+    );
   });
 });
 
@@ -279,7 +328,8 @@ describe('the background loop', () => {
       await new Promise((r) => setTimeout(r, 100));
       const f = await makeFixture(t, [receiver.url()]);
       const deadline = Date.now() + 3_000;
-      while ((await deliveriesOf(t, f.sendId))[0]!.status !== 'delivered' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      while ((await deliveriesOf(t, f.sendId))[0]!.status !== 'delivered' && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 50));
       assert.equal((await deliveriesOf(t, f.sendId))[0]!.status, 'delivered');
     } finally {
       await worker.stop();

@@ -1,6 +1,6 @@
 import type { WebhookDeliveriesTable } from '../../src/db/schema.js';
 import { inTransaction } from '../../src/db/transaction.js';
-import { getContactProfile, writeContact, type ContactProfile } from '../../src/modules/contacts/contacts.service.js';
+import { type ContactProfile, getContactProfile, writeContact } from '../../src/modules/contacts/contacts.service.js';
 import { enqueueWebhookDeliveries } from '../../src/webhooks/enqueue.js';
 import { WebhookWorker, type WebhookWorkerOptions } from '../../src/webhooks/worker.js';
 import { insertSend, makeAccount, makeEmailCampaign, makeField, makeKpi, randomEmail, randomPhone } from '../helpers/factories.js';
@@ -52,7 +52,12 @@ export async function makeFixture(t: TestApp, urls: string[], options: { now?: n
   });
   const contact = (await getContactProfile(t.db, accountId, { id: written.id }))!;
 
-  const { id: campaignId, webhookSecret: secret } = await makeEmailCampaign(t, accountId, { from: 'team@example.com', subject: 'Hello', html: '<p>Hello</p>', text: 'Hello' });
+  const { id: campaignId, webhookSecret: secret } = await makeEmailCampaign(t, accountId, {
+    from: 'team@example.com',
+    subject: 'Hello',
+    html: '<p>Hello</p>',
+    text: 'Hello',
+  });
   const { id: sendId } = await insertSend(t.db, accountId, campaignId, {
     contactId: contact.id,
     status: 'sent',
@@ -71,10 +76,20 @@ export function deliveriesOf(t: TestApp, sendId: string) {
 }
 
 export function attemptsOf(t: TestApp, deliveryId: string) {
-  return t.db.kysely.selectFrom('webhook_attempts').selectAll().where('delivery_id', '=', deliveryId).orderBy('attempted_at').orderBy('id').execute();
+  return t.db.kysely
+    .selectFrom('webhook_attempts')
+    .selectAll()
+    .where('delivery_id', '=', deliveryId)
+    .orderBy('attempted_at')
+    .orderBy('id')
+    .execute();
 }
 
 /** Ends whatever a test left open, so a later test's worker never picks it up. */
 export async function closeOpenDeliveries(t: TestApp): Promise<void> {
-  await t.db.kysely.updateTable('webhook_deliveries').set({ status: 'failed', lease_until: null }).where('status', 'in', ['pending', 'delivering']).execute();
+  await t.db.kysely
+    .updateTable('webhook_deliveries')
+    .set({ status: 'failed', lease_until: null })
+    .where('status', 'in', ['pending', 'delivering'])
+    .execute();
 }

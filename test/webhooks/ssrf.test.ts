@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, test } from 'node:test';
-import type { TestApp } from '../helpers/app.js';
 import { WebhookReceiver } from '../fakes/webhook-receiver.js';
+import type { TestApp } from '../helpers/app.js';
 import { attemptsOf, closeOpenDeliveries, deliveriesOf, makeFixture, makeWorker, startIsolatedApp } from './setup.js';
 
 /**

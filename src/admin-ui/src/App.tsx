@@ -1,10 +1,8 @@
-import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
+import { type ReactNode, useCallback, useEffect, useRef, useState } from 'react';
 import { BrowserRouter, Link, Navigate, NavLink, Route, Routes, useLocation } from 'react-router';
 import { api, setCsrfToken, setSignedOutHandler } from './api';
 import { Icon } from './components/Icon';
 import { EmptyState, Loading } from './components/States';
-import { SessionContext, useSession } from './session';
-import type { Session } from './types';
 import { AccountPage } from './pages/AccountPage';
 import { CampaignPage } from './pages/CampaignPage';
 import { CampaignsPage } from './pages/CampaignsPage';
@@ -20,6 +18,8 @@ import { OutboxPage } from './pages/OutboxPage';
 import { SegmentPage } from './pages/SegmentPage';
 import { SegmentsPage } from './pages/SegmentsPage';
 import { UsersPage } from './pages/UsersPage';
+import { SessionContext, useSession } from './session';
+import type { Session } from './types';
 
 type Gate = { state: 'loading' } | { state: 'signed-out'; expired?: boolean } | { state: 'signed-in'; session: Session };
 
@@ -75,8 +75,22 @@ export function App() {
             <Route path="/outbox/:id" element={<OutboxMessagePage />} />
             <Route path="/fields" element={<FieldsPage />} />
             <Route path="/kpis" element={<KpisPage />} />
-            <Route path="/keys" element={<AdminOnly><KeysPage /></AdminOnly>} />
-            <Route path="/users" element={<AdminOnly><UsersPage /></AdminOnly>} />
+            <Route
+              path="/keys"
+              element={
+                <AdminOnly>
+                  <KeysPage />
+                </AdminOnly>
+              }
+            />
+            <Route
+              path="/users"
+              element={
+                <AdminOnly>
+                  <UsersPage />
+                </AdminOnly>
+              }
+            />
             <Route path="/account" element={<AccountPage />} />
             <Route path="*" element={<NotFoundPage />} />
           </Routes>
@@ -156,7 +170,13 @@ function Layout({ children }: { children: ReactNode }) {
             </span>
             <span className="brand__name">Herald</span>
           </Link>
-          <button type="button" className="menu-button" aria-expanded={menuOpen} aria-controls="main-nav" onClick={() => setMenuOpen((o) => !o)}>
+          <button
+            type="button"
+            className="menu-button"
+            aria-expanded={menuOpen}
+            aria-controls="main-nav"
+            onClick={() => setMenuOpen((o) => !o)}
+          >
             <Icon name={menuOpen ? 'close' : 'menu'} />
             <span>Menu</span>
           </button>

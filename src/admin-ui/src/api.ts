@@ -60,7 +60,8 @@ async function request<T>(method: string, path: string, body?: unknown): Promise
   }
   if (!response.ok) {
     const body = (data ?? {}) as { message?: unknown; details?: unknown };
-    const message = typeof body.message === 'string' ? body.message : `The server answered ${response.status} ${response.statusText}`.trim();
+    const message =
+      typeof body.message === 'string' ? body.message : `The server answered ${response.status} ${response.statusText}`.trim();
     const details = Array.isArray(body.details) ? (body.details as Problem[]).filter((d) => d && typeof d.path === 'string') : [];
     if (response.status === 401 && path !== '/login' && path !== '/session') onSignedOut?.();
     throw new ApiError(response.status, message, details);

@@ -3,11 +3,11 @@
 import { FIELD_TYPES as CONTRACT_FIELD_TYPES, SCOPES as SCOPE_IDS, type Scope } from '../../contract/constants';
 
 /* The shapes of the account, users, keys, definitions and session come from the admin API's contract (type imports only). */
-export type { Plan, Account, AccountPatch } from '../../contract/admin/account';
-export type { Role, User, UserInput } from '../../contract/admin/users';
-export type { ApiKey, KeyCreatedBody, KeyInput, KeyPatchInput, KeyState, Scope } from '../../contract/admin/keys';
+export type { Account, AccountPatch, Plan } from '../../contract/admin/account';
 export type { CustomField, CustomFieldInput, FieldType, Kpi, KpiInput } from '../../contract/admin/definitions';
-export type { Session, LoginInput } from '../../contract/admin/session';
+export type { ApiKey, KeyCreatedBody, KeyInput, KeyPatchInput, KeyState, Scope } from '../../contract/admin/keys';
+export type { LoginInput, Session } from '../../contract/admin/session';
+export type { Role, User, UserInput } from '../../contract/admin/users';
 
 export interface Page<T> {
   items: T[];
@@ -27,7 +27,9 @@ export const SCOPES = SCOPE_IDS.map((id) => ({ id, ...SCOPE_LABELS[id] }));
 export const FIELD_TYPES = CONTRACT_FIELD_TYPES;
 
 import type { Channel } from '../../contract/constants';
+
 export type { Channel };
+
 import type { CampaignCreateBody } from '../../contract/admin/campaigns';
 
 /** The campaign routes' shapes, from the admin API's contract (src/contract/admin/campaigns.ts). */
@@ -55,5 +57,5 @@ export type CampaignInput = Required<Omit<CampaignCreateBody, 'delaySeconds' | '
 
 // Contacts, activity, segments and the outbox: the server's contract (type imports only, erased from the bundle).
 export type { ActivityItem, ContactProfile, ContactSummary, Note } from '../../contract/admin/contacts';
-export type { Criteria, Segment } from '../../contract/admin/segments';
 export type { OutboxItem, OutboxMessage } from '../../contract/admin/outbox';
+export type { Criteria, Segment } from '../../contract/admin/segments';

@@ -4,7 +4,7 @@ import { emailTracking } from '../../modules/tracking/email-links.js';
 import { unsubscribeUrl } from '../../modules/unsubscribe/unsubscribe-token.js';
 import { renderEmail } from '../../rendering/email.js';
 import type { DeliveryReceipt, DeliveryRequest, Transport } from '../channel.js';
-import { storeInOutbox, type OutboxConfig } from '../outbox.js';
+import { type OutboxConfig, storeInOutbox } from '../outbox.js';
 
 /** Email without SMTP_URL: the email exactly as SMTP would get it (tracked links, headers), kept in the outbox. */
 export function createEmailOutboxTransport(config: OutboxConfig, db: Db, logger: Logger): Transport {

@@ -16,5 +16,6 @@ export const emailChannel: ChannelDefinition = {
   planToActivate: null,
   webhooks: true,
   preview: previewEmail,
-  createTransport: ({ config, db, logger }) => (config.smtpUrl ? createSmtpTransport(config, logger) : createEmailOutboxTransport(config, db, logger)),
+  createTransport: ({ config, db, logger }) =>
+    config.smtpUrl ? createSmtpTransport(config, logger) : createEmailOutboxTransport(config, db, logger),
 };

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
 import { emailTracking } from '../../modules/tracking/email-links.js';
 import { unsubscribeUrl } from '../../modules/unsubscribe/unsubscribe-token.js';
-import { renderEmail, type RenderedEmail } from '../../rendering/email.js';
+import { type RenderedEmail, renderEmail } from '../../rendering/email.js';
 import { DeliveryError, type DeliveryReceipt, type DeliveryRequest, type Transport } from '../channel.js';
 
 /**
@@ -24,8 +24,20 @@ const POOL = {
 
 /** Error codes of a connection that failed, not of a message that was refused: worth a retry. */
 const NETWORK_CODES = new Set([
-  'ECONNECTION', 'ETIMEDOUT', 'ESOCKET', 'EDNS', 'ETLS', 'EPROXY', 'EMAXLIMIT',
-  'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN',
+  'ECONNECTION',
+  'ETIMEDOUT',
+  'ESOCKET',
+  'EDNS',
+  'ETLS',
+  'EPROXY',
+  'EMAXLIMIT',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
 ]);
 
 /**

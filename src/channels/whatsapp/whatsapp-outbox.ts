@@ -3,7 +3,7 @@ import type { Db } from '../../db/connect.js';
 import { unsubscribeUrl } from '../../modules/unsubscribe/unsubscribe-token.js';
 import { renderWhatsAppMessage } from '../../rendering/whatsapp.js';
 import type { DeliveryReceipt, DeliveryRequest, Transport } from '../channel.js';
-import { storeInOutbox, type OutboxConfig } from '../outbox.js';
+import { type OutboxConfig, storeInOutbox } from '../outbox.js';
 
 /** WhatsApp for an account without Cloud API credentials: the request body that would have been posted, kept in the outbox. */
 export function createWhatsAppOutboxTransport(config: OutboxConfig, db: Db, logger: Logger): Transport {

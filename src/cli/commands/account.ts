@@ -1,5 +1,5 @@
-import { createAccount, PLANS, updateAccount, type Plan } from '../../modules/accounts/accounts.service.js';
-import { optionalString, parseCount, required, UsageError, type CommandGroup } from '../command.js';
+import { createAccount, PLANS, type Plan, updateAccount } from '../../modules/accounts/accounts.service.js';
+import { type CommandGroup, optionalString, parseCount, required, UsageError } from '../command.js';
 
 function parsePlan(value: string | undefined): Plan | undefined {
   if (value === undefined) return undefined;

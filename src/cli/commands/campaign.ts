@@ -1,14 +1,14 @@
 import { presentCampaign } from '../../modules/campaigns/campaign.js';
 import type { Channel, Mode, Schedule } from '../../modules/campaigns/campaign-settings.js';
 import {
+  type CampaignUpdate,
   campaignStats,
   createCampaign,
   listCampaigns,
   updateCampaign,
-  type CampaignUpdate,
 } from '../../modules/campaigns/campaigns.service.js';
 import { campaignDailyStats } from '../../modules/campaigns/daily-stats.js';
-import { optionalString, parseBool, parseCount, required, UsageError, type CommandGroup, type OptionSpec } from '../command.js';
+import { type CommandGroup, type OptionSpec, optionalString, parseBool, parseCount, required, UsageError } from '../command.js';
 
 /**
  * `herald campaign create|update|stats|stats-daily|list` (interfaces.md). Values are passed through as
@@ -84,7 +84,14 @@ export const campaign: CommandGroup = {
       }),
   },
   update: {
-    options: { account: { type: 'string' }, campaign: { type: 'string' }, ...SETTINGS, reentry: { type: 'string' }, active: { type: 'string' }, activate: { type: 'boolean' } },
+    options: {
+      account: { type: 'string' },
+      campaign: { type: 'string' },
+      ...SETTINGS,
+      reentry: { type: 'string' },
+      active: { type: 'string' },
+      activate: { type: 'boolean' },
+    },
     run: ({ db, config }, v) => {
       let active = parseBool(optionalString(v, 'active'), 'active');
       // `--activate` is the create flag; accepted here too since update takes "any create option".
@@ -106,7 +113,12 @@ export const campaign: CommandGroup = {
   'stats-daily': {
     options: { account: { type: 'string' }, campaign: { type: 'string' }, days: { type: 'string' } },
     run: async ({ db }, v) => ({
-      days: await campaignDailyStats(db, required(v, 'account'), required(v, 'campaign'), parseCount(optionalString(v, 'days'), 'days', false) ?? DEFAULT_DAYS),
+      days: await campaignDailyStats(
+        db,
+        required(v, 'account'),
+        required(v, 'campaign'),
+        parseCount(optionalString(v, 'days'), 'days', false) ?? DEFAULT_DAYS,
+      ),
     }),
   },
   list: {

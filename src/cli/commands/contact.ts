@@ -1,6 +1,6 @@
 import { listActivity } from '../../modules/activity/activity.service.js';
 import { getContactProfile, setContactFlags } from '../../modules/contacts/contacts.service.js';
-import { AppError, optionalString, parseBool, required, UsageError, type CommandGroup } from '../command.js';
+import { AppError, type CommandGroup, optionalString, parseBool, required, UsageError } from '../command.js';
 
 export const contact: CommandGroup = {
   show: {

@@ -1,5 +1,5 @@
 import { createField, createKpi } from '../../modules/definitions/definitions.service.js';
-import { required, type CommandGroup } from '../command.js';
+import { type CommandGroup, required } from '../command.js';
 
 export const field: CommandGroup = {
   create: {

@@ -1,11 +1,17 @@
 import { createKey, updateKey } from '../../modules/keys/keys.service.js';
-import { optionalString, parseBool, parseWhen, required, type CommandGroup } from '../command.js';
+import { type CommandGroup, optionalString, parseBool, parseWhen, required } from '../command.js';
 
 const scopeList = (value: string) => value.split(',').map((s) => s.trim());
 
 export const key: CommandGroup = {
   create: {
-    options: { account: { type: 'string' }, name: { type: 'string' }, scopes: { type: 'string' }, expires: { type: 'string' }, inactive: { type: 'boolean' } },
+    options: {
+      account: { type: 'string' },
+      name: { type: 'string' },
+      scopes: { type: 'string' },
+      expires: { type: 'string' },
+      inactive: { type: 'boolean' },
+    },
     run: ({ db, config }, v) =>
       createKey(db, config, required(v, 'account'), {
         name: required(v, 'name'),
@@ -15,7 +21,14 @@ export const key: CommandGroup = {
       }),
   },
   update: {
-    options: { account: { type: 'string' }, key: { type: 'string' }, active: { type: 'string' }, expires: { type: 'string' }, scopes: { type: 'string' }, name: { type: 'string' } },
+    options: {
+      account: { type: 'string' },
+      key: { type: 'string' },
+      active: { type: 'string' },
+      expires: { type: 'string' },
+      scopes: { type: 'string' },
+      name: { type: 'string' },
+    },
     run: ({ db }, v) => {
       const scopes = optionalString(v, 'scopes');
       return updateKey(db, required(v, 'account'), required(v, 'key'), {

@@ -1,6 +1,6 @@
 import { listOutbox, OUTBOX_MAX_LIMIT } from '../../channels/outbox.js';
 import { getAccount } from '../../modules/accounts/accounts.service.js';
-import { optionalString, required, UsageError, type CommandGroup } from '../command.js';
+import { type CommandGroup, optionalString, required, UsageError } from '../command.js';
 
 /** `herald outbox list`: what the built-in outbox kept (emails and WhatsApp requests), newest first. */
 export const outbox: CommandGroup = {
@@ -14,7 +14,10 @@ export const outbox: CommandGroup = {
       }
       // An unknown account is an error, not an empty list: a mistyped id should not look like "nothing sent".
       await getAccount(db, accountId);
-      return listOutbox(db, accountId, { campaignId: optionalString(v, 'campaign'), limit: limit === undefined ? undefined : Number(limit) });
+      return listOutbox(db, accountId, {
+        campaignId: optionalString(v, 'campaign'),
+        limit: limit === undefined ? undefined : Number(limit),
+      });
     },
   },
 };

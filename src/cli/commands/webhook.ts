@@ -1,5 +1,5 @@
 import { listWebhookDeliveries, MAX_LIST_LIMIT } from '../../webhooks/list.js';
-import { optionalString, parseCount, required, UsageError, type CommandGroup } from '../command.js';
+import { type CommandGroup, optionalString, parseCount, required, UsageError } from '../command.js';
 
 export const webhook: CommandGroup = {
   /** The delivery log of a campaign's webhooks, each delivery with every attempt. */

@@ -1,4 +1,4 @@
-import { Type, type Static } from 'typebox';
+import { type Static, Type } from 'typebox';
 import { Nullable, OneOf } from '../common.js';
 import { PLANS } from '../constants.js';
 

@@ -1,7 +1,6 @@
-import { Type, type Static } from 'typebox';
+import { type Static, Type } from 'typebox';
+import { Choice, IdParams, Nullable, QueryNumber, Timestamp } from '../common.js';
 import { CAMPAIGN_MODES, CAMPAIGN_SCHEDULES, CHANNELS, WEBHOOK_DELIVERY_STATUSES } from '../constants.js';
-import { Choice, IdParams, Nullable, Timestamp } from '../common.js';
-import { QueryNumber } from '../../http/query.js';
 
 /**
  * The campaign routes of the admin API (docs/admin-api.md, Campaigns): request and response
@@ -39,7 +38,10 @@ const optional = Object.fromEntries(Object.entries(members).map(([k, v]) => [k, 
 };
 
 /** `POST /campaigns`: name and channel, every other setting optional (defaults of interfaces.md). */
-export const CampaignCreateBody = Type.Object({ ...optional, name: members.name, channel: members.channel }, { additionalProperties: false, title: 'CampaignCreateBody' });
+export const CampaignCreateBody = Type.Object(
+  { ...optional, name: members.name, channel: members.channel },
+  { additionalProperties: false, title: 'CampaignCreateBody' },
+);
 export type CampaignCreateBody = Static<typeof CampaignCreateBody>;
 
 /** `PATCH /campaigns/:id`: the members given change; null or '' clears an optional text. */
@@ -50,23 +52,26 @@ export const CampaignCreated = Type.Object({ id: Type.String(), webhookSecret: T
 export type CampaignCreated = Static<typeof CampaignCreated>;
 
 /** The Campaign of docs/admin-api.md (the CLI's JSON without the account id: the session names it). */
-export const Campaign = Type.Object({
-  id: Type.String(),
-  name: Type.String(),
-  channel: Choice(CHANNELS),
-  schedule: Choice(CAMPAIGN_SCHEDULES),
-  mode: Choice(CAMPAIGN_MODES),
-  delaySeconds: Type.Integer(),
-  reentry: Type.Boolean(),
-  cooldownDays: Type.Integer(),
-  active: Type.Boolean(),
-  email: Type.Object({ from: Text, subject: Text, html: Text, text: Text }),
-  /** `params`: one Liquid string per body parameter of the approved template, in order. */
-  whatsapp: Type.Object({ template: Text, language: Text, params: Type.Array(Type.String()) }),
-  webhooks: Type.Array(Type.String()),
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-}, { title: 'Campaign' });
+export const Campaign = Type.Object(
+  {
+    id: Type.String(),
+    name: Type.String(),
+    channel: Choice(CHANNELS),
+    schedule: Choice(CAMPAIGN_SCHEDULES),
+    mode: Choice(CAMPAIGN_MODES),
+    delaySeconds: Type.Integer(),
+    reentry: Type.Boolean(),
+    cooldownDays: Type.Integer(),
+    active: Type.Boolean(),
+    email: Type.Object({ from: Text, subject: Text, html: Text, text: Text }),
+    /** `params`: one Liquid string per body parameter of the approved template, in order. */
+    whatsapp: Type.Object({ template: Text, language: Text, params: Type.Array(Type.String()) }),
+    webhooks: Type.Array(Type.String()),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  { title: 'Campaign' },
+);
 export type Campaign = Static<typeof Campaign>;
 
 export const CampaignList = Type.Object({ items: Type.Array(Campaign) });
@@ -76,37 +81,43 @@ export type CampaignList = Static<typeof CampaignList>;
 export const CampaignStatsQuery = Type.Object({ days: Type.Optional(QueryNumber) }, { additionalProperties: false });
 
 const count = Type.Integer({ minimum: 0 });
-export const StatsTotals = Type.Object({
-  sent: count,
-  rejected: count,
-  optout: count,
-  error: count,
-  pending: count,
-  cancelled: count,
-  /** Waiting to go out or being handed to the channel right now. */
-  queued: count,
-  processed: count,
-  delivered: count,
-  opens: count,
-  uniqueOpens: count,
-  clicks: count,
-  uniqueClicks: count,
-}, { title: 'StatsTotals' });
+export const StatsTotals = Type.Object(
+  {
+    sent: count,
+    rejected: count,
+    optout: count,
+    error: count,
+    pending: count,
+    cancelled: count,
+    /** Waiting to go out or being handed to the channel right now. */
+    queued: count,
+    processed: count,
+    delivered: count,
+    opens: count,
+    uniqueOpens: count,
+    clicks: count,
+    uniqueClicks: count,
+  },
+  { title: 'StatsTotals' },
+);
 export type StatsTotals = Static<typeof StatsTotals>;
 
 /** One UTC day, oldest first, quiet days included. */
-export const StatsDay = Type.Object({
-  /** yyyy-mm-dd, UTC. */
-  date: Type.String(),
-  sent: count,
-  error: count,
-  processed: count,
-  delivered: count,
-  opens: count,
-  uniqueOpens: count,
-  clicks: count,
-  uniqueClicks: count,
-}, { title: 'StatsDay' });
+export const StatsDay = Type.Object(
+  {
+    /** yyyy-mm-dd, UTC. */
+    date: Type.String(),
+    sent: count,
+    error: count,
+    processed: count,
+    delivered: count,
+    opens: count,
+    uniqueOpens: count,
+    clicks: count,
+    uniqueClicks: count,
+  },
+  { title: 'StatsDay' },
+);
 export type StatsDay = Static<typeof StatsDay>;
 
 export const CampaignStats = Type.Object({ totals: StatsTotals, days: Type.Array(StatsDay) }, { title: 'CampaignStats' });
@@ -119,9 +130,15 @@ export const PreviewBody = Type.Object(
 );
 export type PreviewBody = Static<typeof PreviewBody>;
 
-export const EmailPreview = Type.Object({ subject: Type.String(), html: Nullable(Type.String()), text: Type.String() }, { title: 'EmailPreview' });
+export const EmailPreview = Type.Object(
+  { subject: Type.String(), html: Nullable(Type.String()), text: Type.String() },
+  { title: 'EmailPreview' },
+);
 export type EmailPreview = Static<typeof EmailPreview>;
-export const WhatsappPreview = Type.Object({ template: Type.String(), language: Type.String(), params: Type.Array(Type.String()) }, { title: 'WhatsappPreview' });
+export const WhatsappPreview = Type.Object(
+  { template: Type.String(), language: Type.String(), params: Type.Array(Type.String()) },
+  { title: 'WhatsappPreview' },
+);
 export type WhatsappPreview = Static<typeof WhatsappPreview>;
 export const CampaignPreview = Type.Union([EmailPreview, WhatsappPreview]);
 export type CampaignPreview = Static<typeof CampaignPreview>;
@@ -135,35 +152,41 @@ export type TestSendQueued = Static<typeof TestSendQueued>;
 /** `?limit=` 1 to 1000, 100 by default. */
 export const WebhookDeliveriesQuery = Type.Object({ limit: Type.Optional(QueryNumber) }, { additionalProperties: false });
 
-export const WebhookAttempt = Type.Object({
-  at: Timestamp,
-  /** The receiver's HTTP status; null when there was no answer (see error). */
-  statusCode: Nullable(Type.Integer()),
-  error: Nullable(Type.String()),
-  durationMs: Type.Integer(),
-}, { title: 'WebhookAttempt' });
+export const WebhookAttempt = Type.Object(
+  {
+    at: Timestamp,
+    /** The receiver's HTTP status; null when there was no answer (see error). */
+    statusCode: Nullable(Type.Integer()),
+    error: Nullable(Type.String()),
+    durationMs: Type.Integer(),
+  },
+  { title: 'WebhookAttempt' },
+);
 export type WebhookAttempt = Static<typeof WebhookAttempt>;
 
-export const WebhookDelivery = Type.Object({
-  id: Type.String(),
-  /** The `webhook-id` header sent on every attempt. */
-  messageId: Type.String(),
-  sendId: Type.String(),
-  /** The webhook's place in the campaign's list (0-based). */
-  position: Type.Integer(),
-  url: Type.String(),
-  status: Choice(WEBHOOK_DELIVERY_STATUSES),
-  /** The exact JSON that was signed and sent. */
-  payload: Type.Unknown(),
-  /** When the next attempt is due; null while one runs and once delivered or failed. */
-  nextAttemptAt: Nullable(Timestamp),
-  lastStatusCode: Nullable(Type.Integer()),
-  lastError: Nullable(Type.String()),
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-  /** Oldest first. */
-  attempts: Type.Array(WebhookAttempt),
-}, { title: 'WebhookDelivery' });
+export const WebhookDelivery = Type.Object(
+  {
+    id: Type.String(),
+    /** The `webhook-id` header sent on every attempt. */
+    messageId: Type.String(),
+    sendId: Type.String(),
+    /** The webhook's place in the campaign's list (0-based). */
+    position: Type.Integer(),
+    url: Type.String(),
+    status: Choice(WEBHOOK_DELIVERY_STATUSES),
+    /** The exact JSON that was signed and sent. */
+    payload: Type.Unknown(),
+    /** When the next attempt is due; null while one runs and once delivered or failed. */
+    nextAttemptAt: Nullable(Timestamp),
+    lastStatusCode: Nullable(Type.Integer()),
+    lastError: Nullable(Type.String()),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+    /** Oldest first. */
+    attempts: Type.Array(WebhookAttempt),
+  },
+  { title: 'WebhookDelivery' },
+);
 export type WebhookDelivery = Static<typeof WebhookDelivery>;
 
 export const WebhookDeliveryList = Type.Object({ items: Type.Array(WebhookDelivery) });

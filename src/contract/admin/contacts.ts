@@ -1,6 +1,6 @@
-import { Type, type Static } from 'typebox';
+import { type Static, Type } from 'typebox';
+import { Cursor, IdParams, JsonObject, NextCursor, NumberMap, QueryBoolean, QueryNumber, StringEnum, Timestamp } from '../common.js';
 import { SEND_STATUSES } from '../constants.js';
-import { Cursor, IdParams, StringEnum, JsonObject, NextCursor, NumberMap, QueryBoolean, QueryNumber, Timestamp } from '../common.js';
 
 /** The admin API's contacts (docs/admin-api.md, Contacts): request and response schemas. */
 
@@ -62,7 +62,10 @@ export const ContactProfile = Type.Object({
 export type ContactProfile = Static<typeof ContactProfile>;
 
 /** `PATCH /contacts/:id`: the flags only operators change. */
-export const ContactFlagsBody = Type.Object({ archived: Type.Optional(Type.Boolean()), optedOut: Type.Optional(Type.Boolean()) }, { additionalProperties: false });
+export const ContactFlagsBody = Type.Object(
+  { archived: Type.Optional(Type.Boolean()), optedOut: Type.Optional(Type.Boolean()) },
+  { additionalProperties: false },
+);
 export type ContactFlagsBody = Static<typeof ContactFlagsBody>;
 
 /** `POST /contacts/:id/notes`: trimmed, 1–10,000 characters (checked by the service, with that message). */
@@ -70,7 +73,10 @@ export const NoteBody = Type.Object({ text: Type.String() }, { additionalPropert
 export type NoteBody = Static<typeof NoteBody>;
 
 /** `GET /contacts/:id/activity`: `before` an ISO timestamp or a date, `limit` 1–500 (100 by default). */
-export const ActivityQuery = Type.Object({ before: Type.Optional(Type.String({ maxLength: 64 })), limit: Type.Optional(QueryNumber) }, { additionalProperties: false });
+export const ActivityQuery = Type.Object(
+  { before: Type.Optional(Type.String({ maxLength: 64 })), limit: Type.Optional(QueryNumber) },
+  { additionalProperties: false },
+);
 export type ActivityQuery = Static<typeof ActivityQuery>;
 
 const EventActivity = Type.Object({
@@ -93,7 +99,13 @@ const SendActivity = Type.Object({
   test: Type.Optional(Type.Literal(true)),
 });
 const OpenActivity = Type.Object({ kind: Type.Literal('open'), at: Timestamp, sendId: Type.String(), campaignId: Type.String() });
-const ClickActivity = Type.Object({ kind: Type.Literal('click'), at: Timestamp, sendId: Type.String(), campaignId: Type.String(), url: Type.String() });
+const ClickActivity = Type.Object({
+  kind: Type.Literal('click'),
+  at: Timestamp,
+  sendId: Type.String(),
+  campaignId: Type.String(),
+  url: Type.String(),
+});
 
 /** One entry of a contact's activity feed (events, notes, sends, opens, clicks). */
 export const ActivityItem = Type.Union([EventActivity, NoteActivity, SendActivity, OpenActivity, ClickActivity]);

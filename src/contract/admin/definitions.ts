@@ -1,4 +1,4 @@
-import { Type, type Static } from 'typebox';
+import { type Static, Type } from 'typebox';
 import { OneOf } from '../common.js';
 import { FIELD_TYPES } from '../constants.js';
 

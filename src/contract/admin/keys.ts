@@ -1,4 +1,4 @@
-import { Type, type Static } from 'typebox';
+import { type Static, Type } from 'typebox';
 import { Instant, Nullable, OneOf } from '../common.js';
 import { KEY_STATES, SCOPES } from '../constants.js';
 
@@ -6,7 +6,7 @@ import { KEY_STATES, SCOPES } from '../constants.js';
 
 export const ScopeSchema = OneOf(SCOPES);
 export const KeyStateSchema = OneOf(KEY_STATES);
-export type { Scope, KeyState } from '../constants.js';
+export type { KeyState, Scope } from '../constants.js';
 
 /** A key as the panel lists it: never its value (only creation and `GET /keys/:id/value` give it). */
 export const KeyItem = Type.Object({
@@ -48,7 +48,12 @@ export const KeyBody = Type.Object(
 export type KeyInput = Static<typeof KeyBody>;
 
 export const KeyPatch = Type.Object(
-  { name: Type.Optional(Type.String()), scopes: Type.Optional(ScopeNames), active: Type.Optional(Type.Boolean()), expiresAt: Type.Optional(Expires) },
+  {
+    name: Type.Optional(Type.String()),
+    scopes: Type.Optional(ScopeNames),
+    active: Type.Optional(Type.Boolean()),
+    expiresAt: Type.Optional(Expires),
+  },
   { additionalProperties: false },
 );
 export type KeyPatchInput = Static<typeof KeyPatch>;

@@ -1,6 +1,6 @@
-import { Type, type Static } from 'typebox';
+import { type Static, Type } from 'typebox';
+import { Cursor, IdParams, NextCursor, QueryNumber, StringEnum, Timestamp } from '../common.js';
 import { CHANNELS } from '../constants.js';
-import { Cursor, IdParams, StringEnum, NextCursor, QueryNumber, Timestamp } from '../common.js';
 
 /** The admin API's built-in outbox (docs/admin-api.md, Outbox): request and response schemas. */
 

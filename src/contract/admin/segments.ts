@@ -1,11 +1,11 @@
-import { Type, type Static } from 'typebox';
-import { MAX_JSON_DEPTH, MAX_WITHIN_DAYS } from '../constants.js';
+import { type Static, Type } from 'typebox';
 import { IdParams, NextCursor, NoContent, PageQuery, Timestamp } from '../common.js';
+import { MAX_JSON_DEPTH, MAX_WITHIN_DAYS } from '../constants.js';
 import { ContactSummary } from './contacts.js';
 
 /** The admin API's saved segments (docs/admin-api.md, Segments): request and response schemas. */
 
-export { IdParams as SegmentIdParams, PageQuery as SegmentContactsQuery, NoContent as SegmentDeleted };
+export { IdParams as SegmentIdParams, NoContent as SegmentDeleted, PageQuery as SegmentContactsQuery };
 
 const MAX_PARTS = 20;
 
@@ -21,7 +21,10 @@ export const Criteria = Type.Object(
           type: Type.String({ minLength: 1, maxLength: 255 }),
           withinDays: Type.Integer({ minimum: 1, maximum: MAX_WITHIN_DAYS }),
           metadata: Type.Optional(
-            Type.Object({ key: Type.String({ minLength: 1, maxLength: 255 }), value: Type.String({ maxLength: 10_000 }) }, { additionalProperties: false }),
+            Type.Object(
+              { key: Type.String({ minLength: 1, maxLength: 255 }), value: Type.String({ maxLength: 10_000 }) },
+              { additionalProperties: false },
+            ),
           ),
         },
         { additionalProperties: false },
@@ -30,7 +33,10 @@ export const Criteria = Type.Object(
     tags: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 255 }), { maxItems: MAX_PARTS })),
     fields: Type.Optional(
       Type.Array(
-        Type.Object({ name: Type.String({ minLength: 1, maxLength: 255 }), value: Type.Unknown({ maxDepth: MAX_JSON_DEPTH }) }, { additionalProperties: false }),
+        Type.Object(
+          { name: Type.String({ minLength: 1, maxLength: 255 }), value: Type.Unknown({ maxDepth: MAX_JSON_DEPTH }) },
+          { additionalProperties: false },
+        ),
         { maxItems: MAX_PARTS },
       ),
     ),
@@ -40,7 +46,10 @@ export const Criteria = Type.Object(
 export type CriteriaInput = Static<typeof Criteria>;
 
 /** `POST /segments`, `PUT /segments/:id`. */
-export const SegmentBody = Type.Object({ name: Type.String({ minLength: 1, maxLength: 255 }), criteria: Criteria }, { additionalProperties: false });
+export const SegmentBody = Type.Object(
+  { name: Type.String({ minLength: 1, maxLength: 255 }), criteria: Criteria },
+  { additionalProperties: false },
+);
 export type SegmentInput = Static<typeof SegmentBody>;
 
 /** `POST /segments/preview`. */

@@ -1,4 +1,4 @@
-import { Type, type Static } from 'typebox';
+import { type Static, Type } from 'typebox';
 import { PlanSchema } from './account.js';
 import { RoleSchema } from './users.js';
 

@@ -1,4 +1,4 @@
-import { Type, type Static } from 'typebox';
+import { type Static, Type } from 'typebox';
 import { Instant, OneOf } from '../common.js';
 import { USER_ROLES } from '../constants.js';
 

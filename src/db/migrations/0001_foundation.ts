@@ -159,8 +159,20 @@ export async function up(db: Kysely<any>): Promise<void> {
 
 export async function down(db: Kysely<any>): Promise<void> {
   for (const table of [
-    'events', 'trackers', 'contact_notes', 'contact_kpis', 'contact_field_values', 'contact_tags',
-    'contact_phones', 'contact_emails', 'contacts', 'kpis', 'custom_fields', 'users', 'api_keys', 'accounts',
+    'events',
+    'trackers',
+    'contact_notes',
+    'contact_kpis',
+    'contact_field_values',
+    'contact_tags',
+    'contact_phones',
+    'contact_emails',
+    'contacts',
+    'kpis',
+    'custom_fields',
+    'users',
+    'api_keys',
+    'accounts',
   ]) {
     await db.schema.dropTable(table).execute();
   }

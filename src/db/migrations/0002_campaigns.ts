@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 
 /** Campaigns, their webhooks, the sends queue, outbound webhook deliveries and the outbox. */
 export async function up(db: Kysely<any>): Promise<void> {

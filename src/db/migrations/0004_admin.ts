@@ -43,7 +43,10 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('segments_account').on('segments').columns(['account_id', 'created_at']).execute();
 
   // Existing rows are real sends: test = 0 by the default.
-  await db.schema.alterTable('sends').addColumn('test', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+  await db.schema
+    .alterTable('sends')
+    .addColumn('test', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

@@ -17,7 +17,11 @@ export async function up(db: Kysely<any>): Promise<void> {
   // Segments ask, per contact, "an event of this type since then?": one seek here answers it.
   // It replaces events_account_type_time (read by segments only), so events keep the same
   // number of indexes to maintain on every write.
-  await db.schema.createIndex('events_account_type_contact_time').on('events').columns(['account_id', 'type', 'contact_id', 'created_at']).execute();
+  await db.schema
+    .createIndex('events_account_type_contact_time')
+    .on('events')
+    .columns(['account_id', 'type', 'contact_id', 'created_at'])
+    .execute();
   await db.schema.dropIndex('events_account_type_time').execute();
 
   // An early version of 0004 made this one; segments read field values by contact instead.

@@ -33,7 +33,10 @@ export async function findWhatsAppSettings(
 }
 
 /** The accounts with these phone number ids and an app secret (no secret: no callback can be verified). */
-export async function accountIdsByPhoneNumberIds(db: Queryable, phoneNumberIds: string[]): Promise<{ accountId: string; phoneNumberId: string }[]> {
+export async function accountIdsByPhoneNumberIds(
+  db: Queryable,
+  phoneNumberIds: string[],
+): Promise<{ accountId: string; phoneNumberId: string }[]> {
   if (phoneNumberIds.length === 0) return [];
   const rows = await kyselyOf(db)
     .selectFrom('accounts')

@@ -1,12 +1,12 @@
 import type { Config } from '../../config.js';
+import type { Account } from '../../contract/admin/account.js';
+import { PLANS, type Plan } from '../../contract/constants.js';
+import { deriveKey, encrypt } from '../../crypto.js';
 import type { Db } from '../../db/connect.js';
 import type { AccountsTable } from '../../db/schema.js';
-import { deriveKey, encrypt } from '../../crypto.js';
 import { inTransaction } from '../../db/transaction.js';
 import { AppError, invalid } from '../../errors.js';
 import { newId } from '../../ids.js';
-import { PLANS, type Plan } from '../../contract/constants.js';
-import type { Account } from '../../contract/admin/account.js';
 import { deactivateWhatsappCampaigns } from '../campaigns/campaigns.service.js';
 import { sendsCountedThisMonth } from '../sends/trigger.service.js';
 import * as repo from './accounts.repo.js';
@@ -29,7 +29,16 @@ export async function createAccount(db: Db, input: AccountInput): Promise<{ id: 
   const allowance = input.allowance !== undefined ? input.allowance : plan === 'free' ? FREE_DEFAULT_ALLOWANCE : null;
   checkAllowance(allowance);
   const id = newId('acc');
-  await repo.insertAccount(db, { id, name, plan, allowance, whatsapp_phone_number_id: null, whatsapp_token: null, whatsapp_app_secret: null, created_at: Date.now() });
+  await repo.insertAccount(db, {
+    id,
+    name,
+    plan,
+    allowance,
+    whatsapp_phone_number_id: null,
+    whatsapp_token: null,
+    whatsapp_app_secret: null,
+    created_at: Date.now(),
+  });
   return { id };
 }
 
@@ -42,9 +51,15 @@ export interface AccountUpdate {
 }
 
 /** Meta echoes the verify token in a query string: any text up to 255 characters, no control characters. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point
 const VERIFY_TOKEN = /^(?=.*\S)[^\x00-\x1f\x7f]{1,255}$/;
 
-export async function updateAccount(db: Db, config: Pick<Config, 'secret'>, accountId: string, update: AccountUpdate): Promise<{ id: string }> {
+export async function updateAccount(
+  db: Db,
+  config: Pick<Config, 'secret'>,
+  accountId: string,
+  update: AccountUpdate,
+): Promise<{ id: string }> {
   await getAccount(db, accountId);
   if (update.allowance !== undefined) checkAllowance(update.allowance);
   if (update.whatsappVerifyToken !== undefined && !VERIFY_TOKEN.test(update.whatsappVerifyToken)) {
@@ -90,7 +105,10 @@ export async function accountView(db: Db, accountId: string, now = Date.now()): 
     plan: account.plan,
     allowance: account.allowance,
     usedThisMonth,
-    whatsapp: { configured: account.whatsapp_phone_number_id !== null && account.whatsapp_token !== null, phoneNumberId: account.whatsapp_phone_number_id },
+    whatsapp: {
+      configured: account.whatsapp_phone_number_id !== null && account.whatsapp_token !== null,
+      phoneNumberId: account.whatsapp_phone_number_id,
+    },
   };
 }
 

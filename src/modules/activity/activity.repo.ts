@@ -58,6 +58,12 @@ export async function selectEngagements(db: Queryable, accountId: string, contac
 
 /** Which of these sends are admin panel test sends. */
 export async function selectTestSendIds(db: Queryable, accountId: string, sendIds: string[]): Promise<string[]> {
-  const rows = await kyselyOf(db).selectFrom('sends').select('id').where('account_id', '=', accountId).where('id', 'in', sendIds).where('test', '=', 1).execute();
+  const rows = await kyselyOf(db)
+    .selectFrom('sends')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('id', 'in', sendIds)
+    .where('test', '=', 1)
+    .execute();
   return rows.map((r) => r.id);
 }

@@ -1,8 +1,8 @@
 import type { ActivityItem } from '../../contract/admin/contacts.js';
 import type { Db } from '../../db/connect.js';
 import { AppError } from '../../errors.js';
-import { iso } from '../../time.js';
 import { parseStoredJson } from '../../json-limits.js';
+import { iso } from '../../time.js';
 import { contactExists } from '../contacts/contacts.service.js';
 import * as repo from './activity.repo.js';
 
@@ -28,19 +28,35 @@ const events: Source = async (db, accountId, contactId, before, limit) => {
   return rows.map((r) => ({
     at: r.created_at,
     tie: r.id,
-    item: { kind: 'event', at: iso(r.created_at), id: r.id, type: r.type, value: r.value, metadata: parseStoredJson(r.metadata), url: r.url },
+    item: {
+      kind: 'event',
+      at: iso(r.created_at),
+      id: r.id,
+      type: r.type,
+      value: r.value,
+      metadata: parseStoredJson(r.metadata),
+      url: r.url,
+    },
   }));
 };
 
 const notes: Source = async (db, accountId, contactId, before, limit) => {
   const rows = await repo.selectNotes(db, accountId, contactId, before, limit);
-  return rows.map((r) => ({ at: r.created_at, tie: r.id, item: { kind: 'note', at: iso(r.created_at), text: r.text, createdBy: r.created_by } }));
+  return rows.map((r) => ({
+    at: r.created_at,
+    tie: r.id,
+    item: { kind: 'note', at: iso(r.created_at), text: r.text, createdBy: r.created_by },
+  }));
 };
 
 /** Every trigger leaves a send (sent, pending, rejected, optout ...): it shows in the feed at its trigger time. */
 const sends: Source = async (db, accountId, contactId, before, limit) => {
   const rows = await repo.selectSends(db, accountId, contactId, before, limit);
-  return rows.map((r) => ({ at: r.created_at, tie: r.id, item: { kind: 'send', at: iso(r.created_at), sendId: r.id, campaignId: r.campaign_id, status: r.status } }));
+  return rows.map((r) => ({
+    at: r.created_at,
+    tie: r.id,
+    item: { kind: 'send', at: iso(r.created_at), sendId: r.id, campaignId: r.campaign_id, status: r.status },
+  }));
 };
 
 /** Opens (email pixel, WhatsApp read) and clicks, each fetch its own item, at the moment it happened. */

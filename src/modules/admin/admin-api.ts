@@ -21,18 +21,31 @@ import { createSessionHook } from './auth/session-hook.js';
  * the public API. Every route is hidden from the public OpenAPI document; the admin API has
  * its own, built from the same route schemas: GET /admin/api/openapi.json.
  */
-export const adminApi = (deps: AppDeps): FastifyPluginAsync => async (app) => {
-  // Registered first: its onRequest hook parses the cookie before the session hook reads it.
-  await app.register(cookie);
-  app.addHook('onRequest', createSessionHook(deps.db, deps.config));
-  const routes = collectRoutes(app);
-  // Public like /openapi.json: it describes shapes, never data (decisions.md, Admin API document).
-  let document: Record<string, unknown> | undefined;
-  app.get('/openapi.json', { config: { noSession: true }, schema: { hide: true, response: { 200: AdminDocument } } }, async () => {
-    document ??= buildAdminDocument(routes, { version: VERSION, prefix: app.prefix });
-    return document;
-  });
-  for (const plugin of [authRoutes, accountAdminRoutes, userAdminRoutes, keyAdminRoutes, definitionAdminRoutes, campaignAdminRoutes, contactAdminRoutes, segmentAdminRoutes, outboxAdminRoutes, messageFrameAdminRoutes]) {
-    await app.register(plugin(deps));
-  }
-};
+export const adminApi =
+  (deps: AppDeps): FastifyPluginAsync =>
+  async (app) => {
+    // Registered first: its onRequest hook parses the cookie before the session hook reads it.
+    await app.register(cookie);
+    app.addHook('onRequest', createSessionHook(deps.db, deps.config));
+    const routes = collectRoutes(app);
+    // Public like /openapi.json: it describes shapes, never data (decisions.md, Admin API document).
+    let document: Record<string, unknown> | undefined;
+    app.get('/openapi.json', { config: { noSession: true }, schema: { hide: true, response: { 200: AdminDocument } } }, async () => {
+      document ??= buildAdminDocument(routes, { version: VERSION, prefix: app.prefix });
+      return document;
+    });
+    for (const plugin of [
+      authRoutes,
+      accountAdminRoutes,
+      userAdminRoutes,
+      keyAdminRoutes,
+      definitionAdminRoutes,
+      campaignAdminRoutes,
+      contactAdminRoutes,
+      segmentAdminRoutes,
+      outboxAdminRoutes,
+      messageFrameAdminRoutes,
+    ]) {
+      await app.register(plugin(deps));
+    }
+  };

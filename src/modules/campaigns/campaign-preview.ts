@@ -3,11 +3,11 @@ import { CHANNEL_REGISTRY } from '../../channels/registry.js';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/connect.js';
 import { AppError, invalid } from '../../errors.js';
-import { PREVIEW_SEND_ID, type MessagePreview } from '../../rendering/preview.js';
+import { type MessagePreview, PREVIEW_SEND_ID } from '../../rendering/preview.js';
 import { getContactProfile } from '../contacts/contacts.service.js';
 import { unsubscribeUrl } from '../unsubscribe/unsubscribe-token.js';
 import type { Campaign } from './campaign.js';
-import { checkUpdate, mergeSettings, type CampaignUpdate } from './campaign-settings.js';
+import { type CampaignUpdate, checkUpdate, mergeSettings } from './campaign-settings.js';
 import { getCampaign } from './campaigns.service.js';
 
 export type Preview = MessagePreview;

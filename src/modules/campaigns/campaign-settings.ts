@@ -1,8 +1,8 @@
 import validator from 'validator';
+import { CHANNEL_REGISTRY } from '../../channels/registry.js';
 import type { Config } from '../../config.js';
 import { AppError, type Problem } from '../../errors.js';
 import { checkWebhookUrl, UnsafeUrlError } from '../../net/ssrf.js';
-import { CHANNEL_REGISTRY } from '../../channels/registry.js';
 import { checkTemplate, TemplateError } from '../../rendering/liquid.js';
 import type { Campaign } from './campaign.js';
 
@@ -12,9 +12,17 @@ import type { Campaign } from './campaign.js';
  * admin panel apply exactly the same ones. Paths in problems are the members of CampaignInput.
  */
 
-import { CAMPAIGN_MODES as MODES, CAMPAIGN_SCHEDULES as SCHEDULES, CHANNELS, MAX_WEBHOOKS, type CampaignMode as Mode, type CampaignSchedule as Schedule, type Channel } from '../../contract/constants.js';
+import {
+  CHANNELS,
+  type Channel,
+  MAX_WEBHOOKS,
+  CAMPAIGN_MODES as MODES,
+  type CampaignMode as Mode,
+  CAMPAIGN_SCHEDULES as SCHEDULES,
+  type CampaignSchedule as Schedule,
+} from '../../contract/constants.js';
 
-export { CHANNELS, MODES, SCHEDULES, MAX_WEBHOOKS, type Channel, type Mode, type Schedule };
+export { CHANNELS, type Channel, MAX_WEBHOOKS, MODES, type Mode, SCHEDULES, type Schedule };
 
 /** decisions.md: delay 1 s to 30 days, cooldown 0 to 3650 days, names 255 characters. */
 export const MAX_DELAY_SECONDS = 30 * 24 * 60 * 60;
@@ -102,7 +110,8 @@ export async function checkUpdate(input: CampaignUpdate, config: Pick<Config, 'w
   }
 
   const from = clean(input.from);
-  if (from && parseFrom(from) === undefined) bad('/from', `'${from}' is not a valid sender: use name@example.com or Name <name@example.com>`);
+  if (from && parseFrom(from) === undefined)
+    bad('/from', `'${from}' is not a valid sender: use name@example.com or Name <name@example.com>`);
   const subject = clean(input.subject);
   // A line break in a header would let a template inject further headers.
   if (subject && /[\r\n]/.test(subject)) bad('/subject', 'subject must be one line');
@@ -113,10 +122,12 @@ export async function checkUpdate(input: CampaignUpdate, config: Pick<Config, 'w
 
   const template = clean(input.whatsappTemplate);
   // Meta's rule for template names: lowercase letters, digits and underscores.
-  if (template && !/^[a-z0-9_]{1,512}$/.test(template)) bad('/whatsappTemplate', 'template name must be lowercase letters, digits and underscores');
+  if (template && !/^[a-z0-9_]{1,512}$/.test(template))
+    bad('/whatsappTemplate', 'template name must be lowercase letters, digits and underscores');
   const language = clean(input.language);
   // Cloud API language codes: `en`, `en_US`, `pt_BR`, `zh_HK` ...
-  if (language && !/^[a-z]{2,3}(_[A-Za-z0-9]{2,4})?$/.test(language)) bad('/language', `'${language}' is not a language code (e.g. en or en_US)`);
+  if (language && !/^[a-z]{2,3}(_[A-Za-z0-9]{2,4})?$/.test(language))
+    bad('/language', `'${language}' is not a language code (e.g. en or en_US)`);
   if (input.whatsappParams !== undefined) {
     if (!Array.isArray(input.whatsappParams)) bad('/whatsappParams', 'whatsappParams must be a list of strings');
     else {
@@ -131,7 +142,8 @@ export async function checkUpdate(input: CampaignUpdate, config: Pick<Config, 'w
   if (input.webhooks !== undefined) {
     if (!Array.isArray(input.webhooks)) bad('/webhooks', 'webhooks must be a list of URLs');
     else {
-      if (input.webhooks.length > MAX_WEBHOOKS) bad('/webhooks', `a campaign has at most ${MAX_WEBHOOKS} webhooks, got ${input.webhooks.length}`);
+      if (input.webhooks.length > MAX_WEBHOOKS)
+        bad('/webhooks', `a campaign has at most ${MAX_WEBHOOKS} webhooks, got ${input.webhooks.length}`);
       // Resolved in parallel, reported in list order.
       const verdicts = await Promise.all(input.webhooks.map((url) => webhookProblem(url, config.webhookAllowPrivate)));
       verdicts.forEach((message, i) => message !== undefined && bad(`/webhooks/${i}`, message));

@@ -11,11 +11,17 @@ import { getCampaign } from './campaigns.service.js';
  * of statistics and of the allowance. An opted-out contact still gets nothing: the spec allows
  * no message to them, whoever asks.
  */
-export async function testSend(deps: { db: Db; wakeup?: (dueAt: number) => void }, accountId: string, campaignId: string, contactId: string): Promise<{ sendId: string }> {
+export async function testSend(
+  deps: { db: Db; wakeup?: (dueAt: number) => void },
+  accountId: string,
+  campaignId: string,
+  contactId: string,
+): Promise<{ sendId: string }> {
   const { db } = deps;
   const campaign = await getCampaign(db, accountId, campaignId);
   const missing = missingForActivation(campaign);
-  if (missing.length > 0) throw invalid('/campaign', `the ${campaign.channel} campaign has no ${missing.join(', ')}: complete it before a test send`);
+  if (missing.length > 0)
+    throw invalid('/campaign', `the ${campaign.channel} campaign has no ${missing.join(', ')}: complete it before a test send`);
 
   const now = Date.now();
   const sendId = await queueTestSend(db, campaign, contactId, now);

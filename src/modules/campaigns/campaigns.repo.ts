@@ -17,7 +17,12 @@ export async function selectAccountPlan(db: Queryable, accountId: string, lock =
   return (await query.executeTakeFirst())?.plan;
 }
 
-export async function selectCampaign(db: Queryable, accountId: string, campaignId: string, lock = false): Promise<CampaignsTable | undefined> {
+export async function selectCampaign(
+  db: Queryable,
+  accountId: string,
+  campaignId: string,
+  lock = false,
+): Promise<CampaignsTable | undefined> {
   let query = kyselyOf(db).selectFrom('campaigns').selectAll().where('account_id', '=', accountId).where('id', '=', campaignId);
   if (lock) query = query.forUpdate();
   return query.executeTakeFirst();
@@ -28,14 +33,21 @@ export async function selectCampaign(db: Queryable, accountId: string, campaignI
  * a campaign: one round trip instead of two on PostgreSQL): one row per webhook, or one with a
  * null URL when there is none.
  */
-export async function selectCampaignWithWebhooks(db: Queryable, accountId: string, campaignId: string): Promise<{ row: CampaignsTable; webhooks: string[] } | undefined> {
+export async function selectCampaignWithWebhooks(
+  db: Queryable,
+  accountId: string,
+  campaignId: string,
+): Promise<{ row: CampaignsTable; webhooks: string[] } | undefined> {
   const [found] = await selectCampaignsWithWebhooks(db, [campaignId]);
   // Ids are unique across accounts: another account's campaign is simply not found.
   return found?.row.account_id === accountId ? found : undefined;
 }
 
 /** Like selectCampaignWithWebhooks for several campaigns at once (by id; the caller checks the account). */
-export async function selectCampaignsWithWebhooks(db: Queryable, campaignIds: string[]): Promise<{ row: CampaignsTable; webhooks: string[] }[]> {
+export async function selectCampaignsWithWebhooks(
+  db: Queryable,
+  campaignIds: string[],
+): Promise<{ row: CampaignsTable; webhooks: string[] }[]> {
   const rows = await kyselyOf(db)
     .selectFrom('campaigns as c')
     .leftJoin('campaign_webhooks as w', (join) => join.onRef('w.campaign_id', '=', 'c.id').onRef('w.account_id', '=', 'c.account_id'))
@@ -48,14 +60,22 @@ export async function selectCampaignsWithWebhooks(db: Queryable, campaignIds: st
   const found = new Map<string, { row: CampaignsTable; webhooks: string[] }>();
   for (const { webhook_url, ...row } of rows) {
     let campaign = found.get(row.id);
-    if (!campaign) found.set(row.id, (campaign = { row, webhooks: [] }));
+    if (!campaign) {
+      campaign = { row, webhooks: [] };
+      found.set(row.id, campaign);
+    }
     if (webhook_url !== null) campaign.webhooks.push(webhook_url);
   }
   return [...found.values()];
 }
 
 export async function campaignExists(db: Queryable, accountId: string, campaignId: string): Promise<boolean> {
-  const row = await kyselyOf(db).selectFrom('campaigns').select('id').where('account_id', '=', accountId).where('id', '=', campaignId).executeTakeFirst();
+  const row = await kyselyOf(db)
+    .selectFrom('campaigns')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('id', '=', campaignId)
+    .executeTakeFirst();
   return row !== undefined;
 }
 
@@ -86,12 +106,20 @@ export async function selectAccountWebhooks(db: Queryable, accountId: string): P
 }
 
 export async function selectWebhookSecret(db: Queryable, accountId: string, campaignId: string): Promise<string | undefined> {
-  const row = await kyselyOf(db).selectFrom('campaigns').select('webhook_secret').where('account_id', '=', accountId).where('id', '=', campaignId).executeTakeFirst();
+  const row = await kyselyOf(db)
+    .selectFrom('campaigns')
+    .select('webhook_secret')
+    .where('account_id', '=', accountId)
+    .where('id', '=', campaignId)
+    .executeTakeFirst();
   return row?.webhook_secret;
 }
 
 export async function insertCampaign(db: Queryable, accountId: string, row: Omit<CampaignsTable, 'account_id'>): Promise<void> {
-  await kyselyOf(db).insertInto('campaigns').values({ ...row, account_id: accountId }).execute();
+  await kyselyOf(db)
+    .insertInto('campaigns')
+    .values({ ...row, account_id: accountId })
+    .execute();
 }
 
 export async function updateCampaignRow(
@@ -150,7 +178,12 @@ export async function countEngagements(db: Queryable, accountId: string, campaig
 export async function countEngagementsByDay(db: Queryable, accountId: string, campaignId: string, since: number) {
   const rows = await kyselyOf(db)
     .selectFrom('engagements')
-    .select(['kind', utcDayOf('created_at').as('day'), sql<number>`count(*)`.as('count'), sql<number>`count(distinct send_id)`.as('unique_sends')])
+    .select([
+      'kind',
+      utcDayOf('created_at').as('day'),
+      sql<number>`count(*)`.as('count'),
+      sql<number>`count(distinct send_id)`.as('unique_sends'),
+    ])
     .where('account_id', '=', accountId)
     .where('campaign_id', '=', campaignId)
     .where('created_at', '>=', since)

@@ -5,9 +5,17 @@ import type { CampaignsTable } from '../../db/schema.js';
 import { inTransaction } from '../../db/transaction.js';
 import { AppError } from '../../errors.js';
 import { newId } from '../../ids.js';
-import { toCampaign, type Campaign } from './campaign.js';
-import { checkSettings, checkUpdate, defaultSettings, mergeSettings, type CampaignInput, type CampaignUpdate, type Settings } from './campaign-settings.js';
 import { campaignSendCounts } from '../sends/sends.service.js';
+import { type Campaign, toCampaign } from './campaign.js';
+import {
+  type CampaignInput,
+  type CampaignUpdate,
+  checkSettings,
+  checkUpdate,
+  defaultSettings,
+  mergeSettings,
+  type Settings,
+} from './campaign-settings.js';
 import * as repo from './campaigns.repo.js';
 import { newWebhookSecret, openWebhookSecret, sealWebhookSecret } from './webhook-secret.js';
 
@@ -32,7 +40,13 @@ export async function createCampaign(
   await inTransaction(db, async (tx) => {
     checkSettings(settings, await requireAccount(tx, accountId, db.engine === 'postgres'));
     const now = Date.now();
-    await repo.insertCampaign(tx, accountId, { id, ...rowValues(settings), webhook_secret: sealWebhookSecret(config, webhookSecret), created_at: now, updated_at: now });
+    await repo.insertCampaign(tx, accountId, {
+      id,
+      ...rowValues(settings),
+      webhook_secret: sealWebhookSecret(config, webhookSecret),
+      created_at: now,
+      updated_at: now,
+    });
     await repo.replaceWebhooks(tx, accountId, id, settings.webhooks);
   });
   return { id, webhookSecret };
@@ -137,7 +151,21 @@ export async function campaignStats(db: Db, accountId: string, campaignId: strin
     repo.countEngagements(db, accountId, campaignId),
   ]);
   if (!exists) return notFound(db, accountId);
-  const stats: CampaignStats = { sent: 0, rejected: 0, optout: 0, error: 0, pending: 0, cancelled: 0, queued: 0, processed: 0, delivered: 0, opens: 0, uniqueOpens: 0, clicks: 0, uniqueClicks: 0 };
+  const stats: CampaignStats = {
+    sent: 0,
+    rejected: 0,
+    optout: 0,
+    error: 0,
+    pending: 0,
+    cancelled: 0,
+    queued: 0,
+    processed: 0,
+    delivered: 0,
+    opens: 0,
+    uniqueOpens: 0,
+    clicks: 0,
+    uniqueClicks: 0,
+  };
   for (const group of sends) {
     // A send being handed over right now has not gone out yet: it still counts as queued.
     stats[group.status === 'sending' ? 'queued' : group.status] += group.count;

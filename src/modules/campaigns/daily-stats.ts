@@ -31,8 +31,15 @@ export const MAX_STATS_DAYS = 366;
  * send's last update, processed, delivered, opens and clicks by theirs. Test sends (admin
  * panel) are left out, as from every statistic; engagements are never recorded for them.
  */
-export async function campaignDailyStats(db: Db, accountId: string, campaignId: string, days: number, now = Date.now()): Promise<DailyStats[]> {
-  if (!Number.isInteger(days) || days < 1 || days > MAX_STATS_DAYS) throw invalid('/days', `days must be a whole number from 1 to ${MAX_STATS_DAYS}`);
+export async function campaignDailyStats(
+  db: Db,
+  accountId: string,
+  campaignId: string,
+  days: number,
+  now = Date.now(),
+): Promise<DailyStats[]> {
+  if (!Number.isInteger(days) || days < 1 || days > MAX_STATS_DAYS)
+    throw invalid('/days', `days must be a whole number from 1 to ${MAX_STATS_DAYS}`);
   if (!(await campaignExists(db, accountId, campaignId))) {
     if ((await selectAccountPlan(db, accountId)) === undefined) throw new AppError('ACCOUNT_NOT_FOUND');
     throw new AppError('CAMPAIGN_NOT_FOUND');
@@ -52,7 +59,17 @@ export async function campaignDailyStats(db: Db, accountId: string, campaignId: 
   const out: DailyStats[] = [];
   const byDay = new Map<number, DailyStats>();
   for (let day = firstDay; day <= today; day++) {
-    const entry: DailyStats = { date: new Date(day * DAY_MS).toISOString().slice(0, 10), sent: 0, error: 0, processed: 0, delivered: 0, opens: 0, uniqueOpens: 0, clicks: 0, uniqueClicks: 0 };
+    const entry: DailyStats = {
+      date: new Date(day * DAY_MS).toISOString().slice(0, 10),
+      sent: 0,
+      error: 0,
+      processed: 0,
+      delivered: 0,
+      opens: 0,
+      uniqueOpens: 0,
+      clicks: 0,
+      uniqueClicks: 0,
+    };
     out.push(entry);
     byDay.set(day, entry);
   }

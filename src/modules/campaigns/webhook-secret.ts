@@ -7,7 +7,7 @@ import { decrypt, deriveKey, encrypt } from '../../crypto.js';
  * `whsec_` + base64 of 24 random bytes), stored encrypted with the master secret.
  */
 export function newWebhookSecret(): string {
-  return 'whsec_' + randomBytes(24).toString('base64');
+  return `whsec_${randomBytes(24).toString('base64')}`;
 }
 
 const cipherKey = (config: Pick<Config, 'secret'>) => deriveKey(config.secret, 'campaign-webhook-secrets');

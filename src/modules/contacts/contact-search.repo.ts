@@ -1,7 +1,7 @@
-import { sql, type RawBuilder } from 'kysely';
+import { type RawBuilder, sql } from 'kysely';
 import type { Engine } from '../../db/connect.js';
 import { kyselyOf, type Queryable } from '../../db/queryable.js';
-import { pageOf, type Position } from '../../http/paging.js';
+import { type Position, pageOf } from '../../http/paging.js';
 import { iso } from '../../time.js';
 
 /** One row of a contact list (the contact search, a segment's contacts). */
@@ -67,8 +67,10 @@ export async function searchContacts(
  */
 function queryCondition(engine: Engine, accountId: string, query: ContactQuery): ContactCondition {
   if (query === 'nothing') return NOTHING;
-  if ('email' in query) return sql`c.id = (select contact_id from contact_emails where account_id = ${accountId} and email = ${query.email})`;
-  if ('phone' in query) return sql`c.id = (select contact_id from contact_phones where account_id = ${accountId} and phone = ${query.phone})`;
+  if ('email' in query)
+    return sql`c.id = (select contact_id from contact_emails where account_id = ${accountId} and email = ${query.email})`;
+  if ('phone' in query)
+    return sql`c.id = (select contact_id from contact_phones where account_id = ${accountId} and phone = ${query.phone})`;
   return namePrefix(engine, query.namePrefix);
 }
 
@@ -145,9 +147,30 @@ async function decorate(db: Queryable, accountId: string, rows: ContactRow[]): P
   const ids = rows.map((r) => r.id);
   const ours = <T extends { account_id: string }>(rows: T[]) => rows.filter((r) => r.account_id === accountId);
   const [emails, phones, tags] = await Promise.all([
-    q.selectFrom('contact_emails').select(['account_id', 'contact_id', 'email as value']).where('contact_id', 'in', ids).orderBy('contact_id').orderBy('position').execute().then(ours),
-    q.selectFrom('contact_phones').select(['account_id', 'contact_id', 'phone as value']).where('contact_id', 'in', ids).orderBy('contact_id').orderBy('position').execute().then(ours),
-    q.selectFrom('contact_tags').select(['account_id', 'contact_id', 'tag']).where('contact_id', 'in', ids).orderBy('contact_id').orderBy('tag').execute().then(ours),
+    q
+      .selectFrom('contact_emails')
+      .select(['account_id', 'contact_id', 'email as value'])
+      .where('contact_id', 'in', ids)
+      .orderBy('contact_id')
+      .orderBy('position')
+      .execute()
+      .then(ours),
+    q
+      .selectFrom('contact_phones')
+      .select(['account_id', 'contact_id', 'phone as value'])
+      .where('contact_id', 'in', ids)
+      .orderBy('contact_id')
+      .orderBy('position')
+      .execute()
+      .then(ours),
+    q
+      .selectFrom('contact_tags')
+      .select(['account_id', 'contact_id', 'tag'])
+      .where('contact_id', 'in', ids)
+      .orderBy('contact_id')
+      .orderBy('tag')
+      .execute()
+      .then(ours),
   ]);
   const first = (list: { contact_id: string; value: string }[]) => {
     const map = new Map<string, string>();

@@ -16,35 +16,47 @@ import { boolQuery, wholeQuery } from '../../http/query.js';
 import { addNote, contactActivity, contactProfile, searchContacts, updateContactFlags } from './contacts.admin.service.js';
 
 /** Contacts of the admin API (under its session hook; docs/admin-api.md, Contacts). */
-export const contactAdminRoutes = (deps: AppDeps): FastifyPluginAsyncTypebox => async (app) => {
-  const { db } = deps;
+export const contactAdminRoutes =
+  (deps: AppDeps): FastifyPluginAsyncTypebox =>
+  async (app) => {
+    const { db } = deps;
 
-  app.get('/contacts', { schema: { hide: true, querystring: ContactListQuery, response: { 200: ContactPage } } }, async (request) => {
-    const { q, tag, cursor } = request.query;
-    return searchContacts(db, request.admin.accountId, {
-      q,
-      tag: tag === '' ? undefined : tag,
-      archived: boolQuery(request.query.archived, 'archived'),
-      optedOut: boolQuery(request.query.optedOut, 'optedOut'),
-      limit: wholeQuery(request.query.limit, 'limit', 1, MAX_PAGE, DEFAULT_PAGE),
-      cursor,
+    app.get('/contacts', { schema: { hide: true, querystring: ContactListQuery, response: { 200: ContactPage } } }, async (request) => {
+      const { q, tag, cursor } = request.query;
+      return searchContacts(db, request.admin.accountId, {
+        q,
+        tag: tag === '' ? undefined : tag,
+        archived: boolQuery(request.query.archived, 'archived'),
+        optedOut: boolQuery(request.query.optedOut, 'optedOut'),
+        limit: wholeQuery(request.query.limit, 'limit', 1, MAX_PAGE, DEFAULT_PAGE),
+        cursor,
+      });
     });
-  });
-  app.get('/contacts/:id', { schema: { hide: true, params: ContactIdParams, response: { 200: ContactProfile } } }, async (request) =>
-    contactProfile(db, request.admin.accountId, request.params.id),
-  );
-  app.patch('/contacts/:id', { schema: { hide: true, params: ContactIdParams, body: ContactFlagsBody, response: { 200: ContactProfile } } }, async (request) =>
-    updateContactFlags(db, request.admin.accountId, request.params.id, request.body),
-  );
-  app.get('/contacts/:id/activity', { schema: { hide: true, params: ContactIdParams, querystring: ActivityQuery, response: { 200: ActivityPage } } }, async (request) => {
-    const { before, limit } = request.query;
-    return contactActivity(db, request.admin.accountId, request.params.id, {
-      before: before === undefined ? undefined : parseInstant(before, '/before'),
-      limit: wholeQuery(limit, 'limit', 1, 500, 100),
-    });
-  });
-  app.post('/contacts/:id/notes', { schema: { hide: true, params: ContactIdParams, body: NoteBody, response: { 201: Note } } }, async (request, reply) => {
-    const note = await addNote(db, request.admin.accountId, request.params.id, request.body.text, request.admin.email);
-    return reply.code(201).send(note);
-  });
-};
+    app.get('/contacts/:id', { schema: { hide: true, params: ContactIdParams, response: { 200: ContactProfile } } }, async (request) =>
+      contactProfile(db, request.admin.accountId, request.params.id),
+    );
+    app.patch(
+      '/contacts/:id',
+      { schema: { hide: true, params: ContactIdParams, body: ContactFlagsBody, response: { 200: ContactProfile } } },
+      async (request) => updateContactFlags(db, request.admin.accountId, request.params.id, request.body),
+    );
+    app.get(
+      '/contacts/:id/activity',
+      { schema: { hide: true, params: ContactIdParams, querystring: ActivityQuery, response: { 200: ActivityPage } } },
+      async (request) => {
+        const { before, limit } = request.query;
+        return contactActivity(db, request.admin.accountId, request.params.id, {
+          before: before === undefined ? undefined : parseInstant(before, '/before'),
+          limit: wholeQuery(limit, 'limit', 1, 500, 100),
+        });
+      },
+    );
+    app.post(
+      '/contacts/:id/notes',
+      { schema: { hide: true, params: ContactIdParams, body: NoteBody, response: { 201: Note } } },
+      async (request, reply) => {
+        const note = await addNote(db, request.admin.accountId, request.params.id, request.body.text, request.admin.email);
+        return reply.code(201).send(note);
+      },
+    );
+  };

@@ -1,14 +1,14 @@
 import type { Db } from '../../db/connect.js';
 import type { Queryable } from '../../db/queryable.js';
 import { AppError, invalid } from '../../errors.js';
-import { decodeCursor, DEFAULT_PAGE, type Position } from '../../http/paging.js';
+import { DEFAULT_PAGE, decodeCursor, type Position } from '../../http/paging.js';
 import { newId } from '../../ids.js';
 import { iso } from '../../time.js';
-import { listActivity, testSendIds, type ActivityItem } from '../activity/activity.service.js';
-import * as search from './contact-search.repo.js';
+import { type ActivityItem, listActivity, testSendIds } from '../activity/activity.service.js';
 import type { ContactCondition, ContactPage, ContactQuery } from './contact-search.repo.js';
+import * as search from './contact-search.repo.js';
 import * as repo from './contacts.repo.js';
-import { getContactProfile, setContactFlags, type ContactProfile } from './contacts.service.js';
+import { type ContactProfile, getContactProfile, setContactFlags } from './contacts.service.js';
 import { MAX_NOTE_TEXT } from './lead-input.js';
 import { normalizePhone, normalizeTag } from './normalize.js';
 
@@ -65,7 +65,12 @@ export async function searchContacts(db: Db, accountId: string, params: ContactS
  * The account's contacts meeting every condition, newest first, one keyset page: a segment's
  * contacts (its conditions are compiled by segment-criteria.repo.ts).
  */
-export async function pageContactsWhere(db: Queryable, accountId: string, conditions: ContactCondition[], page: { limit: number; after?: Position }): Promise<ContactPage> {
+export async function pageContactsWhere(
+  db: Queryable,
+  accountId: string,
+  conditions: ContactCondition[],
+  page: { limit: number; after?: Position },
+): Promise<ContactPage> {
   return search.pageContacts(db, accountId, conditions, page);
 }
 
@@ -76,7 +81,12 @@ export async function contactProfile(db: Db, accountId: string, contactId: strin
   return profile;
 }
 
-export async function updateContactFlags(db: Db, accountId: string, contactId: string, flags: { archived?: boolean; optedOut?: boolean }): Promise<ContactProfile> {
+export async function updateContactFlags(
+  db: Db,
+  accountId: string,
+  contactId: string,
+  flags: { archived?: boolean; optedOut?: boolean },
+): Promise<ContactProfile> {
   await setContactFlags(db, accountId, contactId, flags);
   return contactProfile(db, accountId, contactId);
 }
@@ -101,6 +111,10 @@ export async function addNote(db: Db, accountId: string, contactId: string, rawT
  */
 export async function contactActivity(db: Db, accountId: string, contactId: string, options: { before?: number; limit?: number }) {
   const { items } = await listActivity(db, accountId, contactId, options);
-  const tests = await testSendIds(db, accountId, items.flatMap((item) => (item.kind === 'send' ? [item.sendId] : [])));
+  const tests = await testSendIds(
+    db,
+    accountId,
+    items.flatMap((item) => (item.kind === 'send' ? [item.sendId] : [])),
+  );
   return { items: items.map((item): ActivityItem => (item.kind === 'send' && tests.has(item.sendId) ? { ...item, test: true } : item)) };
 }

@@ -3,7 +3,6 @@ import { kyselyOf, type Queryable } from '../../db/queryable.js';
 import type { ContactsTable, CustomFieldsTable } from '../../db/schema.js';
 import { KPI_MAX_MICROS } from './kpi-values.js';
 
-
 export interface IdentifierOwners {
   byId?: string;
   byEmail?: string;
@@ -38,9 +37,14 @@ export type FieldDefinition = Pick<CustomFieldsTable, 'id' | 'name' | 'name_key'
  * Who owns each sent identifier, in one round trip: the lookup order and the conflict check
  * of decisions.md both need all three answers.
  */
-export async function findOwners(db: Queryable, accountId: string, ids: { id?: string; email?: string; phone?: string }): Promise<IdentifierOwners> {
+export async function findOwners(
+  db: Queryable,
+  accountId: string,
+  ids: { id?: string; email?: string; phone?: string },
+): Promise<IdentifierOwners> {
   const parts = [];
-  if (ids.id !== undefined) parts.push(sql`select 'id' as kind, id as contact_id from contacts where account_id = ${accountId} and id = ${ids.id}`);
+  if (ids.id !== undefined)
+    parts.push(sql`select 'id' as kind, id as contact_id from contacts where account_id = ${accountId} and id = ${ids.id}`);
   if (ids.email !== undefined) {
     parts.push(sql`select 'email' as kind, contact_id from contact_emails where account_id = ${accountId} and email = ${ids.email}`);
   }
@@ -60,7 +64,9 @@ export async function findOwners(db: Queryable, accountId: string, ids: { id?: s
 
 export async function insertContact(db: Queryable, accountId: string, row: Omit<ContactsTable, 'account_id'>): Promise<void> {
   await sql`insert into contacts (id, account_id, name, archived, opted_out, metadata, created_at, updated_at)
-    values (${row.id}, ${accountId}, ${row.name}, ${row.archived}, ${row.opted_out}, ${row.metadata}, ${row.created_at}, ${row.updated_at})`.execute(kyselyOf(db));
+    values (${row.id}, ${accountId}, ${row.name}, ${row.archived}, ${row.opted_out}, ${row.metadata}, ${row.created_at}, ${row.updated_at})`.execute(
+    kyselyOf(db),
+  );
 }
 
 /**
@@ -68,7 +74,12 @@ export async function insertContact(db: Queryable, accountId: string, row: Omit<
  * of an update, it also takes the row lock on PostgreSQL, so the metadata returned here can
  * be merged without losing a concurrent writer's keys. Undefined when there is no such contact.
  */
-export async function touchContact(db: Queryable, accountId: string, contactId: string, change: { name?: string; now: number }): Promise<string | undefined> {
+export async function touchContact(
+  db: Queryable,
+  accountId: string,
+  contactId: string,
+  change: { name?: string; now: number },
+): Promise<string | undefined> {
   const { rows } = await sql<{ metadata: string }>`update contacts set ${touch(change)}
     where account_id = ${accountId} and id = ${contactId} returning metadata`.execute(kyselyOf(db));
   return rows[0]?.metadata;
@@ -124,21 +135,35 @@ export async function addTags(db: Queryable, accountId: string, contactId: strin
 }
 
 export async function removeTags(db: Queryable, accountId: string, contactId: string, tags: string[]): Promise<void> {
-  await kyselyOf(db).deleteFrom('contact_tags').where('account_id', '=', accountId).where('contact_id', '=', contactId).where('tag', 'in', tags).execute();
+  await kyselyOf(db)
+    .deleteFrom('contact_tags')
+    .where('account_id', '=', accountId)
+    .where('contact_id', '=', contactId)
+    .where('tag', 'in', tags)
+    .execute();
 }
 
 /**
  * Only the definitions a call names (most writes carry one or two fields; accounts may have
  * many): the custom fields by name key and the KPI ids that exist, in one round trip.
  */
-export async function findDefinitions(db: Queryable, accountId: string, nameKeys: string[], kpiIds: string[]): Promise<{ fields: FieldDefinition[]; kpiIds: string[] }> {
+export async function findDefinitions(
+  db: Queryable,
+  accountId: string,
+  nameKeys: string[],
+  kpiIds: string[],
+): Promise<{ fields: FieldDefinition[]; kpiIds: string[] }> {
   if (nameKeys.length === 0 && kpiIds.length === 0) return { fields: [], kpiIds: [] };
   const parts = [];
   if (nameKeys.length > 0) {
-    parts.push(sql`select 'field' as kind, id, name, name_key, type from custom_fields where account_id = ${accountId} and name_key in (${sql.join(nameKeys)})`);
+    parts.push(
+      sql`select 'field' as kind, id, name, name_key, type from custom_fields where account_id = ${accountId} and name_key in (${sql.join(nameKeys)})`,
+    );
   }
   if (kpiIds.length > 0) {
-    parts.push(sql`select 'kpi' as kind, kpi_id as id, null as name, null as name_key, null as type from kpis where account_id = ${accountId} and kpi_id in (${sql.join(kpiIds)})`);
+    parts.push(
+      sql`select 'kpi' as kind, kpi_id as id, null as name, null as name_key, null as type from kpis where account_id = ${accountId} and kpi_id in (${sql.join(kpiIds)})`,
+    );
   }
   const { rows } = await sql<FieldDefinition & { kind: 'field' | 'kpi' }>`${sql.join(parts, sql` union all `)}`.execute(kyselyOf(db));
   return {
@@ -147,7 +172,12 @@ export async function findDefinitions(db: Queryable, accountId: string, nameKeys
   };
 }
 
-export async function upsertFieldValues(db: Queryable, accountId: string, contactId: string, values: { fieldId: string; json: string }[]): Promise<void> {
+export async function upsertFieldValues(
+  db: Queryable,
+  accountId: string,
+  contactId: string,
+  values: { fieldId: string; json: string }[],
+): Promise<void> {
   await kyselyOf(db)
     .insertInto('contact_field_values')
     .values(values.map((v) => ({ account_id: accountId, contact_id: contactId, field_id: v.fieldId, value: v.json })))
@@ -170,7 +200,12 @@ export async function clearFieldValues(db: Queryable, accountId: string, contact
  * same statement: an increment that would take a total out of range leaves it as it is.
  * Returns the KPI ids whose totals were written.
  */
-export async function addKpis(db: Queryable, accountId: string, contactId: string, increments: { kpiId: string; micros: number }[]): Promise<string[]> {
+export async function addKpis(
+  db: Queryable,
+  accountId: string,
+  contactId: string,
+  increments: { kpiId: string; micros: number }[],
+): Promise<string[]> {
   const rows = await kyselyOf(db)
     .insertInto('contact_kpis')
     .values(increments.map((i) => ({ account_id: accountId, contact_id: contactId, kpi_id: i.kpiId, value_micros: i.micros })))
@@ -185,10 +220,21 @@ export async function addKpis(db: Queryable, accountId: string, contactId: strin
   return rows.map((r) => r.kpi_id);
 }
 
-export async function insertNote(db: Queryable, accountId: string, note: { id: string; contactId: string; text: string; createdBy: string; now: number }): Promise<void> {
+export async function insertNote(
+  db: Queryable,
+  accountId: string,
+  note: { id: string; contactId: string; text: string; createdBy: string; now: number },
+): Promise<void> {
   await kyselyOf(db)
     .insertInto('contact_notes')
-    .values({ id: note.id, account_id: accountId, contact_id: note.contactId, text: note.text, created_by: note.createdBy, created_at: note.now })
+    .values({
+      id: note.id,
+      account_id: accountId,
+      contact_id: note.contactId,
+      text: note.text,
+      created_by: note.createdBy,
+      created_at: note.now,
+    })
     .execute();
 }
 
@@ -198,7 +244,9 @@ export async function linkTracker(db: Queryable, accountId: string, tracker: str
     .insertInto('trackers')
     .values({ account_id: accountId, tracker, contact_id: contactId, linked_at: now })
     .onConflict((oc) =>
-      oc.columns(['account_id', 'tracker']).doUpdateSet({ contact_id: (eb) => eb.ref('excluded.contact_id'), linked_at: (eb) => eb.ref('excluded.linked_at') }),
+      oc
+        .columns(['account_id', 'tracker'])
+        .doUpdateSet({ contact_id: (eb) => eb.ref('excluded.contact_id'), linked_at: (eb) => eb.ref('excluded.linked_at') }),
     )
     .execute();
 }
@@ -206,22 +254,42 @@ export async function linkTracker(db: Queryable, accountId: string, tracker: str
 // ---- single look-ups (lead strings, contact show) ----
 
 export async function findContactIdById(db: Queryable, accountId: string, id: string): Promise<string | undefined> {
-  const row = await kyselyOf(db).selectFrom('contacts').select('id').where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+  const row = await kyselyOf(db)
+    .selectFrom('contacts')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .executeTakeFirst();
   return row?.id;
 }
 
 export async function findContactIdByEmail(db: Queryable, accountId: string, email: string): Promise<string | undefined> {
-  const row = await kyselyOf(db).selectFrom('contact_emails').select('contact_id').where('account_id', '=', accountId).where('email', '=', email).executeTakeFirst();
+  const row = await kyselyOf(db)
+    .selectFrom('contact_emails')
+    .select('contact_id')
+    .where('account_id', '=', accountId)
+    .where('email', '=', email)
+    .executeTakeFirst();
   return row?.contact_id;
 }
 
 export async function findContactIdByPhone(db: Queryable, accountId: string, phone: string): Promise<string | undefined> {
-  const row = await kyselyOf(db).selectFrom('contact_phones').select('contact_id').where('account_id', '=', accountId).where('phone', '=', phone).executeTakeFirst();
+  const row = await kyselyOf(db)
+    .selectFrom('contact_phones')
+    .select('contact_id')
+    .where('account_id', '=', accountId)
+    .where('phone', '=', phone)
+    .executeTakeFirst();
   return row?.contact_id;
 }
 
 export async function findContactIdByTracker(db: Queryable, accountId: string, tracker: string): Promise<string | undefined> {
-  const row = await kyselyOf(db).selectFrom('trackers').select('contact_id').where('account_id', '=', accountId).where('tracker', '=', tracker).executeTakeFirst();
+  const row = await kyselyOf(db)
+    .selectFrom('trackers')
+    .select('contact_id')
+    .where('account_id', '=', accountId)
+    .where('tracker', '=', tracker)
+    .executeTakeFirst();
   return row?.contact_id;
 }
 
@@ -260,7 +328,12 @@ export async function listPhones(db: Queryable, accountId: string, contactId: st
  * account is checked here instead.
  */
 export async function listTags(db: Queryable, accountId: string, contactId: string): Promise<string[]> {
-  const rows = await kyselyOf(db).selectFrom('contact_tags').select(['account_id', 'tag']).where('contact_id', '=', contactId).orderBy('tag').execute();
+  const rows = await kyselyOf(db)
+    .selectFrom('contact_tags')
+    .select(['account_id', 'tag'])
+    .where('contact_id', '=', contactId)
+    .orderBy('tag')
+    .execute();
   return rows.filter((r) => r.account_id === accountId).map((r) => r.tag);
 }
 
@@ -286,7 +359,11 @@ export async function listKpis(db: Queryable, accountId: string, contactId: stri
     .execute();
 }
 
-export async function listNotes(db: Queryable, accountId: string, contactId: string): Promise<{ text: string; created_by: string; created_at: number }[]> {
+export async function listNotes(
+  db: Queryable,
+  accountId: string,
+  contactId: string,
+): Promise<{ text: string; created_by: string; created_at: number }[]> {
   return kyselyOf(db)
     .selectFrom('contact_notes')
     .select(['text', 'created_by', 'created_at'])
@@ -318,15 +395,33 @@ export async function getContacts(db: Queryable, contactIds: string[]): Promise<
 }
 
 export async function listEmailsOf(db: Queryable, contactIds: string[]) {
-  return kyselyOf(db).selectFrom('contact_emails').select(['account_id', 'contact_id', 'email']).where('contact_id', 'in', contactIds).orderBy('contact_id').orderBy('position').execute();
+  return kyselyOf(db)
+    .selectFrom('contact_emails')
+    .select(['account_id', 'contact_id', 'email'])
+    .where('contact_id', 'in', contactIds)
+    .orderBy('contact_id')
+    .orderBy('position')
+    .execute();
 }
 
 export async function listPhonesOf(db: Queryable, contactIds: string[]) {
-  return kyselyOf(db).selectFrom('contact_phones').select(['account_id', 'contact_id', 'phone']).where('contact_id', 'in', contactIds).orderBy('contact_id').orderBy('position').execute();
+  return kyselyOf(db)
+    .selectFrom('contact_phones')
+    .select(['account_id', 'contact_id', 'phone'])
+    .where('contact_id', 'in', contactIds)
+    .orderBy('contact_id')
+    .orderBy('position')
+    .execute();
 }
 
 export async function listTagsOf(db: Queryable, contactIds: string[]) {
-  return kyselyOf(db).selectFrom('contact_tags').select(['account_id', 'contact_id', 'tag']).where('contact_id', 'in', contactIds).orderBy('contact_id').orderBy('tag').execute();
+  return kyselyOf(db)
+    .selectFrom('contact_tags')
+    .select(['account_id', 'contact_id', 'tag'])
+    .where('contact_id', 'in', contactIds)
+    .orderBy('contact_id')
+    .orderBy('tag')
+    .execute();
 }
 
 export async function listFieldValuesOf(db: Queryable, contactIds: string[]) {
@@ -341,7 +436,13 @@ export async function listFieldValuesOf(db: Queryable, contactIds: string[]) {
 }
 
 export async function listKpisOf(db: Queryable, contactIds: string[]) {
-  return kyselyOf(db).selectFrom('contact_kpis').select(['account_id', 'contact_id', 'kpi_id', 'value_micros']).where('contact_id', 'in', contactIds).orderBy('contact_id').orderBy('kpi_id').execute();
+  return kyselyOf(db)
+    .selectFrom('contact_kpis')
+    .select(['account_id', 'contact_id', 'kpi_id', 'value_micros'])
+    .where('contact_id', 'in', contactIds)
+    .orderBy('contact_id')
+    .orderBy('kpi_id')
+    .execute();
 }
 
 export async function listNotesOf(db: Queryable, contactIds: string[]) {
@@ -367,7 +468,17 @@ export async function listTrackersOf(db: Queryable, contactIds: string[]) {
 }
 
 /** Number of contacts changed: 0 when the id is unknown in this account. */
-export async function setFlags(db: Queryable, accountId: string, contactId: string, values: { archived?: 0 | 1; opted_out?: 0 | 1; updated_at: number }): Promise<number> {
-  const result = await kyselyOf(db).updateTable('contacts').set(values).where('account_id', '=', accountId).where('id', '=', contactId).executeTakeFirst();
+export async function setFlags(
+  db: Queryable,
+  accountId: string,
+  contactId: string,
+  values: { archived?: 0 | 1; opted_out?: 0 | 1; updated_at: number },
+): Promise<number> {
+  const result = await kyselyOf(db)
+    .updateTable('contacts')
+    .set(values)
+    .where('account_id', '=', accountId)
+    .where('id', '=', contactId)
+    .executeTakeFirst();
   return Number(result.numUpdatedRows);
 }

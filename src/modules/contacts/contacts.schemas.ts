@@ -1,4 +1,4 @@
-import { Type, type Static } from 'typebox';
+import { type Static, Type } from 'typebox';
 import { Problems } from '../../http/openapi.js';
 import { MAX_JSON_DEPTH } from '../../json-limits.js';
 
@@ -10,8 +10,12 @@ import { MAX_JSON_DEPTH } from '../../json-limits.js';
  */
 export const LeadBody = Type.Object(
   {
-    id: Type.Optional(Type.String({ description: 'Id of an existing contact (looked up first). An id that matches nothing is not an error.' })),
-    email: Type.Optional(Type.String({ description: 'Identifies the contact (looked up second) or adds an email to it. Trimmed and lowercased.' })),
+    id: Type.Optional(
+      Type.String({ description: 'Id of an existing contact (looked up first). An id that matches nothing is not an error.' }),
+    ),
+    email: Type.Optional(
+      Type.String({ description: 'Identifies the contact (looked up second) or adds an email to it. Trimmed and lowercased.' }),
+    ),
     phone: Type.Optional(
       Type.String({ description: 'International format: `+`, country code, number (looked up third) or adds a phone. Stored in E.164.' }),
     ),
@@ -23,7 +27,10 @@ export const LeadBody = Type.Object(
         Type.Object(
           {
             key: Type.String({ maxLength: 255, description: 'Custom field name as defined in the account, any case.' }),
-            value: Type.Unknown({ maxDepth: MAX_JSON_DEPTH, description: 'Value in the field type\'s format; "", null or [] clears the field.' }),
+            value: Type.Unknown({
+              maxDepth: MAX_JSON_DEPTH,
+              description: 'Value in the field type\'s format; "", null or [] clears the field.',
+            }),
           },
           { additionalProperties: false },
         ),
@@ -32,7 +39,8 @@ export const LeadBody = Type.Object(
     ),
     kpis: Type.Optional(
       Type.Record(Type.String(), Type.Unknown(), {
-        description: 'KPI id -> number (or numeric string) added to the stored total. Unknown ids and non-numbers are skipped with a warning.',
+        description:
+          'KPI id -> number (or numeric string) added to the stored total. Unknown ids and non-numbers are skipped with a warning.',
       }),
     ),
     metadata: Type.Optional(
@@ -51,7 +59,11 @@ export const LeadBody = Type.Object(
       ),
     ),
     tracker: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 255, description: 'Visitor id from the site script; linked to this contact (moved from another one if needed).' }),
+      Type.String({
+        minLength: 1,
+        maxLength: 255,
+        description: 'Visitor id from the site script; linked to this contact (moved from another one if needed).',
+      }),
     ),
   },
   { additionalProperties: false, description: 'At least one of id, email, phone identifies the contact.' },

@@ -1,18 +1,18 @@
 import type { Db } from '../../db/connect.js';
+import type { Queryable } from '../../db/queryable.js';
 import type { ContactsTable } from '../../db/schema.js';
-import { inTransaction, withUniqueRetry, type Tx } from '../../db/transaction.js';
+import { inTransaction, type Tx, withUniqueRetry } from '../../db/transaction.js';
 import { AppError, type Problem } from '../../errors.js';
 import { newId } from '../../ids.js';
+import { parseStoredJson } from '../../json-limits.js';
 import { iso } from '../../time.js';
-import type { LeadInput, LeadResult } from './contacts.schemas.js';
-import type { Queryable } from '../../db/queryable.js';
-import * as repo from './contacts.repo.js';
 import type { FieldDefinition, IdentifierOwners } from './contacts.repo.js';
+import * as repo from './contacts.repo.js';
+import type { LeadInput, LeadResult } from './contacts.schemas.js';
 import { parseFieldValue, type StoredFieldValue } from './field-values.js';
 import { KPI_RANGE_TEXT, microsToNumber, parseKpiIncrement } from './kpi-values.js';
-import { MAX_METADATA_BYTES, metadataTooLarge, normalizeLead, type NormalizedLead } from './lead-input.js';
+import { MAX_METADATA_BYTES, metadataTooLarge, type NormalizedLead, normalizeLead } from './lead-input.js';
 import { normalizePhone, pointerSegment } from './normalize.js';
-import { parseStoredJson } from '../../json-limits.js';
 
 /** The 200 body of `POST /api/leads`, also what a trigger with a `lead` object gets back. */
 export type ContactWriteResult = LeadResult;
@@ -40,9 +40,16 @@ export async function applyContactWrite(tx: Tx, accountId: string, input: LeadIn
   if (lead.tagsAdd?.length) await repo.addTags(tx, accountId, contactId, lead.tagsAdd);
 
   const warnings: Problem[] = [];
-  const definitions = await repo.findDefinitions(tx, accountId, [...new Set((input.fields ?? []).map((e) => fieldNameKey(e.key)))], Object.keys(input.kpis ?? {}));
-  const fields = input.fields === undefined ? undefined : await applyFields(tx, accountId, contactId, input.fields, definitions.fields, warnings, at);
-  const kpis = input.kpis === undefined ? undefined : await applyKpis(tx, accountId, contactId, input.kpis, definitions.kpiIds, warnings, at);
+  const definitions = await repo.findDefinitions(
+    tx,
+    accountId,
+    [...new Set((input.fields ?? []).map((e) => fieldNameKey(e.key)))],
+    Object.keys(input.kpis ?? {}),
+  );
+  const fields =
+    input.fields === undefined ? undefined : await applyFields(tx, accountId, contactId, input.fields, definitions.fields, warnings, at);
+  const kpis =
+    input.kpis === undefined ? undefined : await applyKpis(tx, accountId, contactId, input.kpis, definitions.kpiIds, warnings, at);
   if (lead.note) await repo.insertNote(tx, accountId, { id: newId('nt'), contactId, ...lead.note, now });
   if (input.tracker !== undefined) await repo.linkTracker(tx, accountId, input.tracker, contactId, now);
 
@@ -196,13 +203,15 @@ async function applyKpis(
     const increment = parseKpiIncrement(raw);
     if (!known.has(kpiId)) warnings.push({ path: pathOf(kpiId), message: `unknown KPI '${kpiId}'` });
     else if ('micros' in increment) increments.push({ kpiId, micros: increment.micros });
-    else if (increment.problem === 'not a number') warnings.push({ path: pathOf(kpiId), message: `value of KPI '${kpiId}' must be a number` });
+    else if (increment.problem === 'not a number')
+      warnings.push({ path: pathOf(kpiId), message: `value of KPI '${kpiId}' must be a number` });
     else warnings.push({ path: pathOf(kpiId), message: `value of KPI '${kpiId}' must be within ${KPI_RANGE_TEXT}` });
   }
   if (increments.length === 0) return {};
   const added = new Set(await repo.addKpis(q, accountId, contactId, increments));
   for (const { kpiId } of increments) {
-    if (!added.has(kpiId)) warnings.push({ path: pathOf(kpiId), message: `KPI '${kpiId}' not added: its total would leave ${KPI_RANGE_TEXT}` });
+    if (!added.has(kpiId))
+      warnings.push({ path: pathOf(kpiId), message: `KPI '${kpiId}' not added: its total would leave ${KPI_RANGE_TEXT}` });
   }
   return Object.fromEntries(increments.filter((i) => added.has(i.kpiId)).map((i) => [i.kpiId, microsToNumber(i.micros)]));
 }
@@ -277,7 +286,10 @@ export async function getContactProfile(
  * table for all of them: the dispatcher's due-time checks of a claimed batch. Keyed by contact
  * id; a contact that is not its account's is absent. Same shape and order as getContactProfile.
  */
-export async function getContactProfiles(db: Queryable, contacts: { accountId: string; contactId: string }[]): Promise<Map<string, ContactProfile>> {
+export async function getContactProfiles(
+  db: Queryable,
+  contacts: { accountId: string; contactId: string }[],
+): Promise<Map<string, ContactProfile>> {
   const profiles = new Map<string, ContactProfile>();
   if (contacts.length === 0) return profiles;
   const accountOf = new Map(contacts.map((c) => [c.contactId, c.accountId]));
@@ -315,7 +327,15 @@ export async function getContactProfiles(db: Queryable, contacts: { accountId: s
     const id = contact.id;
     profiles.set(
       id,
-      toProfile(contact, { emails: emailsOf(id), phones: phonesOf(id), tags: tagsOf(id), fieldRows: fieldsOf(id), kpiRows: kpisOf(id), noteRows: notesOf(id), trackers: trackersOf(id) }),
+      toProfile(contact, {
+        emails: emailsOf(id),
+        phones: phonesOf(id),
+        tags: tagsOf(id),
+        fieldRows: fieldsOf(id),
+        kpiRows: kpisOf(id),
+        noteRows: notesOf(id),
+        trackers: trackersOf(id),
+      }),
     );
   }
   return profiles;
@@ -370,7 +390,11 @@ export async function findContactIdByPhone(db: Queryable, accountId: string, pho
 }
 
 /** The contact an event names, by its id (leadId) or by a linked visitor id; undefined when not in this account. */
-export async function findContactIdByIdOrTracker(db: Queryable, accountId: string, by: { id: string } | { tracker: string }): Promise<string | undefined> {
+export async function findContactIdByIdOrTracker(
+  db: Queryable,
+  accountId: string,
+  by: { id: string } | { tracker: string },
+): Promise<string | undefined> {
   return 'id' in by ? repo.findContactIdById(db, accountId, by.id) : repo.findContactIdByTracker(db, accountId, by.tracker);
 }
 

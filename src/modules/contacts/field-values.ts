@@ -6,10 +6,7 @@ import { normalizePhone } from './normalize.js';
  * stored in its canonical form, or refused with a reason that becomes a warning: a wrong
  * format never fails the call.
  */
-export type FieldValueResult =
-  | { kind: 'clear' }
-  | { kind: 'set'; value: StoredFieldValue }
-  | { kind: 'invalid'; message: string };
+export type FieldValueResult = { kind: 'clear' } | { kind: 'set'; value: StoredFieldValue } | { kind: 'invalid'; message: string };
 
 export type StoredFieldValue = string | number | boolean | unknown[];
 

@@ -39,7 +39,10 @@ export function normalizeLead(input: LeadInput, at = ''): NormalizedLead {
   if (input.phone !== undefined) {
     lead.phone = normalizePhone(input.phone);
     if (lead.phone === undefined) {
-      problems.push({ path: `${at}/phone`, message: 'must be a possible phone number in international format: + (or digits only), country code, number' });
+      problems.push({
+        path: `${at}/phone`,
+        message: 'must be a possible phone number in international format: + (or digits only), country code, number',
+      });
     }
   }
   if (input.name !== undefined) {
@@ -53,7 +56,8 @@ export function normalizeLead(input: LeadInput, at = ''): NormalizedLead {
   if (removed !== undefined) lead.tagsRemove = removed;
   if (input.tags !== undefined) {
     input.tags.forEach((tag, i) => {
-      if (normalizeTag(tag).length > MAX_NAME_LENGTH) problems.push({ path: `${at}/tags/${i}`, message: `must be at most ${MAX_NAME_LENGTH} characters` });
+      if (normalizeTag(tag).length > MAX_NAME_LENGTH)
+        problems.push({ path: `${at}/tags/${i}`, message: `must be at most ${MAX_NAME_LENGTH} characters` });
     });
     const removedSet = new Set(removed);
     lead.tagsAdd = normalizeTags(input.tags).filter((tag) => !removedSet.has(tag));
@@ -63,9 +67,11 @@ export function normalizeLead(input: LeadInput, at = ''): NormalizedLead {
     const text = input.note.text.trim();
     const createdBy = input.note.createdBy.trim();
     if (text === '') problems.push({ path: `${at}/note/text`, message: 'must not be empty' });
-    else if (text.length > MAX_NOTE_TEXT) problems.push({ path: `${at}/note/text`, message: `must be at most ${MAX_NOTE_TEXT} characters` });
+    else if (text.length > MAX_NOTE_TEXT)
+      problems.push({ path: `${at}/note/text`, message: `must be at most ${MAX_NOTE_TEXT} characters` });
     if (createdBy === '') problems.push({ path: `${at}/note/createdBy`, message: 'must not be empty' });
-    else if (createdBy.length > MAX_NAME_LENGTH) problems.push({ path: `${at}/note/createdBy`, message: `must be at most ${MAX_NAME_LENGTH} characters` });
+    else if (createdBy.length > MAX_NAME_LENGTH)
+      problems.push({ path: `${at}/note/createdBy`, message: `must be at most ${MAX_NAME_LENGTH} characters` });
     lead.note = { text, createdBy };
   }
 
@@ -92,5 +98,8 @@ export function metadataBytes(metadata: Record<string, unknown>): number {
 }
 
 export function metadataTooLarge(at = ''): Problem {
-  return { path: `${at}/metadata`, message: `must be at most ${MAX_METADATA_BYTES / 1024} KiB once merged with the stored metadata (as JSON)` };
+  return {
+    path: `${at}/metadata`,
+    message: `must be at most ${MAX_METADATA_BYTES / 1024} KiB once merged with the stored metadata (as JSON)`,
+  };
 }

@@ -1,9 +1,14 @@
-import { kyselyOf, type Queryable } from '../../db/queryable.js';
 import type { FieldType } from '../../contract/constants.js';
+import { kyselyOf, type Queryable } from '../../db/queryable.js';
 
 /** SQL of the account's custom field and KPI definitions. */
 
-export async function insertField(db: Queryable, accountId: string, field: { id: string; name: string; type: FieldType }, now: number): Promise<void> {
+export async function insertField(
+  db: Queryable,
+  accountId: string,
+  field: { id: string; name: string; type: FieldType },
+  now: number,
+): Promise<void> {
   await kyselyOf(db)
     .insertInto('custom_fields')
     .values({ ...field, account_id: accountId, name_key: field.name.toLowerCase(), created_at: now })
@@ -12,7 +17,12 @@ export async function insertField(db: Queryable, accountId: string, field: { id:
 
 /** By name, case-insensitively. */
 export async function listFieldRows(db: Queryable, accountId: string): Promise<{ id: string; name: string; type: FieldType }[]> {
-  return kyselyOf(db).selectFrom('custom_fields').select(['id', 'name', 'type']).where('account_id', '=', accountId).orderBy('name_key').execute();
+  return kyselyOf(db)
+    .selectFrom('custom_fields')
+    .select(['id', 'name', 'type'])
+    .where('account_id', '=', accountId)
+    .orderBy('name_key')
+    .execute();
 }
 
 export async function insertKpi(db: Queryable, accountId: string, kpi: { id: string; name: string }, now: number): Promise<void> {

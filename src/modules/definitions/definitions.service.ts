@@ -1,16 +1,15 @@
 import type { CustomField, Kpi } from '../../contract/admin/definitions.js';
-import type { Db } from '../../db/connect.js';
 import { FIELD_TYPES, type FieldType } from '../../contract/constants.js';
+import type { Db } from '../../db/connect.js';
 import { isUniqueViolation } from '../../db/transaction.js';
 import { AppError, invalid } from '../../errors.js';
 import { newId } from '../../ids.js';
 import { getAccount } from '../accounts/accounts.service.js';
 import * as repo from './definitions.repo.js';
 
+export type { CustomField, Kpi } from '../../contract/admin/definitions.js';
 /** Custom fields and KPIs are defined in the account before the API can write them. */
 export { FIELD_TYPES, type FieldType };
-
-export type { CustomField, Kpi } from '../../contract/admin/definitions.js';
 
 export async function createField(db: Db, accountId: string, input: { name: string; type: string }): Promise<CustomField> {
   await getAccount(db, accountId);

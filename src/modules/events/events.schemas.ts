@@ -1,4 +1,4 @@
-import { Type, type Static } from 'typebox';
+import { type Static, Type } from 'typebox';
 import { MAX_JSON_DEPTH } from '../../json-limits.js';
 
 export const EventBody = Type.Object(
@@ -12,7 +12,14 @@ export const EventBody = Type.Object(
       }),
     ),
     metadata: Type.Optional(
-      Type.Object({}, { additionalProperties: true, maxDepth: MAX_JSON_DEPTH, description: 'Free-form details (16 KiB at most, 32 levels deep at most).' }),
+      Type.Object(
+        {},
+        {
+          additionalProperties: true,
+          maxDepth: MAX_JSON_DEPTH,
+          description: 'Free-form details (16 KiB at most, 32 levels deep at most).',
+        },
+      ),
     ),
     url: Type.Optional(Type.String({ maxLength: 2048, description: 'Stored without http(s):// and without anything from ? on.' })),
   },

@@ -2,11 +2,11 @@ import type { Db } from '../../db/connect.js';
 import { inTransaction } from '../../db/transaction.js';
 import { AppError, invalid } from '../../errors.js';
 import { newId } from '../../ids.js';
-import { iso } from '../../time.js';
 import { checkMetadataSize } from '../../json-limits.js';
-import type { EventInput, EventView } from './events.schemas.js';
+import { iso } from '../../time.js';
 import { findContactIdByIdOrTracker } from '../contacts/contacts.service.js';
 import { insertEvent } from './events.repo.js';
+import type { EventInput, EventView } from './events.schemas.js';
 
 /** `POST /api/events`: the Event section of the spec and decisions.md, checks in their order. */
 export async function recordEvent(db: Db, accountId: string, input: EventInput, now = Date.now()): Promise<EventView> {
@@ -18,7 +18,11 @@ export async function recordEvent(db: Db, accountId: string, input: EventInput, 
   // One transaction, though a single insert would commit by itself: on SQLite, events arriving
   // together then share one commit (one fsync) with each other and with other writes.
   return inTransaction(db, async (tx) => {
-    const contactId = await findContactIdByIdOrTracker(tx, accountId, input.leadId !== undefined ? { id: input.leadId } : { tracker: input.tracker! });
+    const contactId = await findContactIdByIdOrTracker(
+      tx,
+      accountId,
+      input.leadId !== undefined ? { id: input.leadId } : { tracker: input.tracker! },
+    );
     if (!contactId) throw new AppError('LEAD_NOT_FOUND');
 
     const event = {
@@ -37,5 +41,8 @@ export async function recordEvent(db: Db, accountId: string, input: EventInput, 
 
 /** The spec stores a page without its `https://` prefix and without anything from `?` on. */
 export function normalizeEventUrl(url: string): string {
-  return url.trim().replace(/^https?:\/\//i, '').split('?')[0]!;
+  return url
+    .trim()
+    .replace(/^https?:\/\//i, '')
+    .split('?')[0]!;
 }

@@ -5,14 +5,20 @@ import type { ApiKeysTable } from '../../db/schema.js';
 /** SQL of the API keys. */
 
 export async function insertKey(db: Queryable, accountId: string, row: Omit<Insertable<ApiKeysTable>, 'account_id'>): Promise<void> {
-  await kyselyOf(db).insertInto('api_keys').values({ ...row, account_id: accountId }).execute();
+  await kyselyOf(db)
+    .insertInto('api_keys')
+    .values({ ...row, account_id: accountId })
+    .execute();
 }
 
 /** Whether the account has the key; sets the values when there are any. */
 export async function updateKeyRow(db: Queryable, accountId: string, keyId: string, values: Partial<ApiKeysTable>): Promise<boolean> {
   const q = kyselyOf(db);
   if (Object.keys(values).length === 0) {
-    return (await q.selectFrom('api_keys').select('id').where('account_id', '=', accountId).where('id', '=', keyId).executeTakeFirst()) !== undefined;
+    return (
+      (await q.selectFrom('api_keys').select('id').where('account_id', '=', accountId).where('id', '=', keyId).executeTakeFirst()) !==
+      undefined
+    );
   }
   const result = await q.updateTable('api_keys').set(values).where('account_id', '=', accountId).where('id', '=', keyId).executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
@@ -29,7 +35,12 @@ export async function listKeyRows(db: Queryable, accountId: string): Promise<Api
 }
 
 export async function findKeyCiphertext(db: Queryable, accountId: string, keyId: string): Promise<string | undefined> {
-  const row = await kyselyOf(db).selectFrom('api_keys').select('key_encrypted').where('account_id', '=', accountId).where('id', '=', keyId).executeTakeFirst();
+  const row = await kyselyOf(db)
+    .selectFrom('api_keys')
+    .select('key_encrypted')
+    .where('account_id', '=', accountId)
+    .where('id', '=', keyId)
+    .executeTakeFirst();
   return row?.key_encrypted;
 }
 

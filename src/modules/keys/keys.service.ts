@@ -1,11 +1,11 @@
 import type { Config } from '../../config.js';
-import type { Db } from '../../db/connect.js';
-import type { ApiKeysTable } from '../../db/schema.js';
 import type { ApiKey as KeyItem } from '../../contract/admin/keys.js';
 import { decrypt, deriveKey, encrypt, randomBase62, sha256Hex } from '../../crypto.js';
+import type { Db } from '../../db/connect.js';
+import type { ApiKeysTable } from '../../db/schema.js';
 import { AppError, invalid } from '../../errors.js';
 import { newId } from '../../ids.js';
-import { isoOrNull, iso } from '../../time.js';
+import { iso, isoOrNull } from '../../time.js';
 import { getAccount } from '../accounts/accounts.service.js';
 import * as repo from './keys.repo.js';
 import { isScope, type Scope } from './scopes.js';
@@ -32,10 +32,15 @@ const keyCipher = (config: Pick<Config, 'secret'>) => deriveKey(config.secret, '
 
 /** `hk_` + 32 random base62 characters (decisions.md, API keys). */
 export function generateKeyValue(): string {
-  return 'hk_' + randomBase62(32);
+  return `hk_${randomBase62(32)}`;
 }
 
-export async function createKey(db: Db, config: Pick<Config, 'secret'>, accountId: string, input: KeyInput): Promise<{ id: string; key: string }> {
+export async function createKey(
+  db: Db,
+  config: Pick<Config, 'secret'>,
+  accountId: string,
+  input: KeyInput,
+): Promise<{ id: string; key: string }> {
   await getAccount(db, accountId);
   const name = input.name.trim();
   if (name.length < 1 || name.length > 255) throw invalid('/name', 'name must be 1 to 255 characters');
@@ -106,7 +111,15 @@ export async function getKeyItem(db: Db, accountId: string, keyId: string, now =
 /** A key as the panel lists it; `state` is computed now, in the order the API checks (inactive, then expired). */
 export function presentKey(key: ApiKey, now = Date.now()): KeyItem {
   const state = !key.active ? 'inactive' : key.expiresAt !== null && key.expiresAt <= now ? 'expired' : 'active';
-  return { id: key.id, name: key.name, scopes: key.scopes, active: key.active, expiresAt: isoOrNull(key.expiresAt), state, createdAt: iso(key.createdAt) };
+  return {
+    id: key.id,
+    name: key.name,
+    scopes: key.scopes,
+    active: key.active,
+    expiresAt: isoOrNull(key.expiresAt),
+    state,
+    createdAt: iso(key.createdAt),
+  };
 }
 
 /** The key checks of the spec, in the order of decisions.md: inactive, expired, then scope. */

@@ -13,6 +13,8 @@ const EMPTY = '<!doctype html>\n<html><head><meta charset="utf-8"><title>Message
  */
 export const messageFrameAdminRoutes = (): FastifyPluginAsync => async (app) => {
   app.get('/message-frame', { schema: { hide: true, response: { 200: MessageFrameDocument } } }, async (_request, reply) =>
-    reply.headers({ 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', ...securityHeaders(CSP.messageFrame) }).send(EMPTY),
+    reply
+      .headers({ 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', ...securityHeaders(CSP.messageFrame) })
+      .send(EMPTY),
   );
 };

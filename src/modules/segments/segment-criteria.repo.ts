@@ -27,11 +27,19 @@ function eventTerms(engine: Engine, accountId: string, event: NonNullable<Criter
  * matches no contact. With `withEvent: false` the event part is left out, for a caller that
  * joins the events itself (segmentCount on SQLite).
  */
-export function criteriaConditions(engine: Engine, accountId: string, criteria: Criteria, fields: FieldRefs, now: number, withEvent = true): ContactCondition[] {
+export function criteriaConditions(
+  engine: Engine,
+  accountId: string,
+  criteria: Criteria,
+  fields: FieldRefs,
+  now: number,
+  withEvent = true,
+): ContactCondition[] {
   const conditions: ContactCondition[] = [sql`c.archived = 0`];
   // The contact has the tag: the tag's contacts are read once (index contact_tags_account_tag)
   // and each contact is checked against them, never a seek per contact.
-  for (const tag of criteria.tags ?? []) conditions.push(sql`c.id in (select contact_id from contact_tags where account_id = ${accountId} and tag = ${tag})`);
+  for (const tag of criteria.tags ?? [])
+    conditions.push(sql`c.id in (select contact_id from contact_tags where account_id = ${accountId} and tag = ${tag})`);
   for (const field of criteria.fields ?? []) {
     const ref = fields.get(field.name.toLowerCase());
     const parsed = ref && parseFieldValue(ref.type, field.value);
@@ -46,7 +54,10 @@ export function criteriaConditions(engine: Engine, accountId: string, criteria: 
   }
   // One seek per contact in events_account_type_contact_time (account_id, type, contact_id,
   // created_at): a page of a segment stops as soon as it is full.
-  if (criteria.event && withEvent) conditions.push(sql`exists (select 1 from events e where ${eventTerms(engine, accountId, criteria.event, now)} and e.contact_id = c.id)`);
+  if (criteria.event && withEvent)
+    conditions.push(
+      sql`exists (select 1 from events e where ${eventTerms(engine, accountId, criteria.event, now)} and e.contact_id = c.id)`,
+    );
   return conditions;
 }
 
@@ -91,7 +102,14 @@ function metadataEquals(engine: Engine, key: string, value: string) {
 }
 
 /** How many contacts the criteria select (segmentCount, run). */
-export async function countSegmentContacts(db: Queryable, accountId: string, engine: Engine, criteria: Criteria, fields: FieldRefs, now: number): Promise<number> {
+export async function countSegmentContacts(
+  db: Queryable,
+  accountId: string,
+  engine: Engine,
+  criteria: Criteria,
+  fields: FieldRefs,
+  now: number,
+): Promise<number> {
   const { rows } = await segmentCount(engine, accountId, criteria, fields, now).execute(kyselyOf(db));
   return Number(rows[0]?.n ?? 0);
 }

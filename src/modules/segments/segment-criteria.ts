@@ -1,19 +1,17 @@
+import type { Criteria, CriteriaInput } from '../../contract/admin/segments.js';
 import type { Db } from '../../db/connect.js';
 import { AppError, type Problem } from '../../errors.js';
-import type { FieldType } from '../../contract/constants.js';
 import { parseFieldValue } from '../contacts/field-values.js';
 import { normalizeTag } from '../contacts/normalize.js';
-import type { Criteria, CriteriaInput } from '../../contract/admin/segments.js';
 import { fieldsByName } from './segments.repo.js';
 
+export type { FieldRefs } from './segments.repo.js';
 /**
  * Criteria as saved: tags in stored form, field names as defined, field values as the user
  * wrote them (so the form shows them back unchanged); each value is read with its field's
  * rules whenever the segment is evaluated.
  */
 export type { Criteria };
-
-export type { FieldRefs } from './segments.repo.js';
 
 /**
  * Checks criteria against the account's definitions and puts them in saved form. A tag is
@@ -30,18 +28,29 @@ export async function normalizeCriteria(db: Db, accountId: string, input: Criter
   }
   if (input.tags) {
     const tags = [...new Set(input.tags.map(normalizeTag))];
-    input.tags.forEach((tag, i) => normalizeTag(tag) === '' && problems.push({ path: `${base}/tags/${i}`, message: 'a tag needs at least one letter or digit' }));
+    input.tags.forEach(
+      (tag, i) =>
+        normalizeTag(tag) === '' && problems.push({ path: `${base}/tags/${i}`, message: 'a tag needs at least one letter or digit' }),
+    );
     criteria.tags = tags.filter((t) => t !== '');
   }
   if (input.fields) {
-    const byKey = await fieldsByName(db, accountId, input.fields.map((f) => f.name.trim()));
+    const byKey = await fieldsByName(
+      db,
+      accountId,
+      input.fields.map((f) => f.name.trim()),
+    );
     criteria.fields = [];
     input.fields.forEach((entry, i) => {
       const definition = byKey.get(entry.name.trim().toLowerCase());
       if (!definition) return problems.push({ path: `${base}/fields/${i}/name`, message: `unknown custom field '${entry.name}'` });
       const parsed = parseFieldValue(definition.type, entry.value);
       if (parsed.kind === 'clear') return problems.push({ path: `${base}/fields/${i}/value`, message: 'a value is required' });
-      if (parsed.kind === 'invalid') return problems.push({ path: `${base}/fields/${i}/value`, message: `value of custom field '${definition.name}' ${parsed.message}` });
+      if (parsed.kind === 'invalid')
+        return problems.push({
+          path: `${base}/fields/${i}/value`,
+          message: `value of custom field '${definition.name}' ${parsed.message}`,
+        });
       criteria.fields!.push({ name: definition.name, value: typeof entry.value === 'string' ? entry.value.trim() : entry.value });
     });
   }

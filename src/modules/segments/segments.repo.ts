@@ -1,6 +1,6 @@
+import type { FieldType } from '../../contract/constants.js';
 import { kyselyOf, type Queryable } from '../../db/queryable.js';
 import type { SegmentsTable } from '../../db/schema.js';
-import type { FieldType } from '../../contract/constants.js';
 
 /** The custom fields criteria name, keyed by lowercased name (how contact writes match them). */
 export type FieldRefs = Map<string, { id: string; name: string; type: FieldType }>;
@@ -8,7 +8,10 @@ export type FieldRefs = Map<string, { id: string; name: string; type: FieldType 
 /** SQL of saved segments; the account id comes first after the handle and is part of every WHERE. */
 
 export async function insertSegment(db: Queryable, accountId: string, row: Omit<SegmentsTable, 'account_id'>): Promise<void> {
-  await kyselyOf(db).insertInto('segments').values({ ...row, account_id: accountId }).execute();
+  await kyselyOf(db)
+    .insertInto('segments')
+    .values({ ...row, account_id: accountId })
+    .execute();
 }
 
 export async function selectSegment(db: Queryable, accountId: string, segmentId: string): Promise<SegmentsTable | undefined> {
@@ -20,13 +23,27 @@ export async function selectSegments(db: Queryable, accountId: string): Promise<
 }
 
 /** Rows changed: 0 when the segment is not this account's. */
-export async function updateSegment(db: Queryable, accountId: string, segmentId: string, values: Pick<SegmentsTable, 'name' | 'criteria' | 'updated_at'>): Promise<number> {
-  const result = await kyselyOf(db).updateTable('segments').set(values).where('account_id', '=', accountId).where('id', '=', segmentId).executeTakeFirst();
+export async function updateSegment(
+  db: Queryable,
+  accountId: string,
+  segmentId: string,
+  values: Pick<SegmentsTable, 'name' | 'criteria' | 'updated_at'>,
+): Promise<number> {
+  const result = await kyselyOf(db)
+    .updateTable('segments')
+    .set(values)
+    .where('account_id', '=', accountId)
+    .where('id', '=', segmentId)
+    .executeTakeFirst();
   return Number(result.numUpdatedRows);
 }
 
 export async function deleteSegment(db: Queryable, accountId: string, segmentId: string): Promise<number> {
-  const result = await kyselyOf(db).deleteFrom('segments').where('account_id', '=', accountId).where('id', '=', segmentId).executeTakeFirst();
+  const result = await kyselyOf(db)
+    .deleteFrom('segments')
+    .where('account_id', '=', accountId)
+    .where('id', '=', segmentId)
+    .executeTakeFirst();
   return Number(result.numDeletedRows);
 }
 
@@ -37,7 +54,11 @@ export async function fieldsByName(db: Queryable, accountId: string, names: stri
     .selectFrom('custom_fields')
     .select(['id', 'name', 'name_key', 'type'])
     .where('account_id', '=', accountId)
-    .where('name_key', 'in', names.map((n) => n.toLowerCase()))
+    .where(
+      'name_key',
+      'in',
+      names.map((n) => n.toLowerCase()),
+    )
     .execute();
   return new Map(rows.map((r) => [r.name_key, { id: r.id, name: r.name, type: r.type }]));
 }

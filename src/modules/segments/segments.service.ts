@@ -1,21 +1,27 @@
+import type { CriteriaInput, SegmentInput, Segment as SegmentView } from '../../contract/admin/segments.js';
 import type { Db } from '../../db/connect.js';
 import type { SegmentsTable } from '../../db/schema.js';
 import { AppError } from '../../errors.js';
+import { DEFAULT_PAGE, decodeCursor } from '../../http/paging.js';
 import { newId } from '../../ids.js';
-import { iso } from '../../time.js';
-import { pageContactsWhere, type ContactListItem } from '../contacts/contacts.admin.service.js';
-import { decodeCursor, DEFAULT_PAGE } from '../../http/paging.js';
-import { normalizeCriteria, type Criteria } from './segment-criteria.js';
-import { countSegmentContacts, criteriaConditions } from './segment-criteria.repo.js';
-import type { CriteriaInput, Segment as SegmentView, SegmentInput } from '../../contract/admin/segments.js';
-import * as repo from './segments.repo.js';
 import { parseStoredJson } from '../../json-limits.js';
+import { iso } from '../../time.js';
+import { type ContactListItem, pageContactsWhere } from '../contacts/contacts.admin.service.js';
+import { type Criteria, normalizeCriteria } from './segment-criteria.js';
+import { countSegmentContacts, criteriaConditions } from './segment-criteria.repo.js';
+import * as repo from './segments.repo.js';
 
 /** Saved segments of the admin panel: named criteria, evaluated whenever they are read. */
 
 function present(row: SegmentsTable): SegmentView {
   // A field value sits 3 levels down (criteria, fields, entry).
-  return { id: row.id, name: row.name, criteria: parseStoredJson<Criteria>(row.criteria, 3), createdAt: iso(Number(row.created_at)), updatedAt: iso(Number(row.updated_at)) };
+  return {
+    id: row.id,
+    name: row.name,
+    criteria: parseStoredJson<Criteria>(row.criteria, 3),
+    createdAt: iso(Number(row.created_at)),
+    updatedAt: iso(Number(row.updated_at)),
+  };
 }
 
 function checkName(raw: string): string {
@@ -60,17 +66,28 @@ export async function getSegment(db: Db, accountId: string, segmentId: string): 
 /** How many contacts the criteria select, and one page of them (newest first); count and page run together. */
 async function evaluate(db: Db, accountId: string, criteria: Criteria, page: { limit?: number; cursor?: string }) {
   const after = decodeCursor(page.cursor);
-  const fields = await repo.fieldsByName(db, accountId, (criteria.fields ?? []).map((f) => f.name));
+  const fields = await repo.fieldsByName(
+    db,
+    accountId,
+    (criteria.fields ?? []).map((f) => f.name),
+  );
   const now = Date.now();
   const [count, contacts] = await Promise.all([
     countSegmentContacts(db, accountId, db.engine, criteria, fields, now),
-    pageContactsWhere(db, accountId, criteriaConditions(db.engine, accountId, criteria, fields, now), { limit: page.limit ?? DEFAULT_PAGE, after }),
+    pageContactsWhere(db, accountId, criteriaConditions(db.engine, accountId, criteria, fields, now), {
+      limit: page.limit ?? DEFAULT_PAGE,
+      after,
+    }),
   ]);
   return { count, items: contacts.items, nextCursor: contacts.nextCursor };
 }
 
 /** `POST /segments/preview`: unsaved criteria, checked like saved ones. */
-export async function previewSegment(db: Db, accountId: string, input: CriteriaInput): Promise<{ count: number; items: ContactListItem[] }> {
+export async function previewSegment(
+  db: Db,
+  accountId: string,
+  input: CriteriaInput,
+): Promise<{ count: number; items: ContactListItem[] }> {
   const criteria = await normalizeCriteria(db, accountId, input);
   const { count, items } = await evaluate(db, accountId, criteria, {});
   return { count, items };
@@ -84,6 +101,10 @@ export async function segmentContacts(db: Db, accountId: string, segmentId: stri
 
 /** The count alone (bench/admin-queries.ts measures it). */
 export async function countSegment(db: Db, accountId: string, criteria: Criteria, now = Date.now()): Promise<number> {
-  const fields = await repo.fieldsByName(db, accountId, (criteria.fields ?? []).map((f) => f.name));
+  const fields = await repo.fieldsByName(
+    db,
+    accountId,
+    (criteria.fields ?? []).map((f) => f.name),
+  );
   return countSegmentContacts(db, accountId, db.engine, criteria, fields, now);
 }

@@ -2,8 +2,8 @@ import type { Db } from '../../db/connect.js';
 import { inTransaction } from '../../db/transaction.js';
 import { AppError } from '../../errors.js';
 import { findCampaign } from '../campaigns/campaigns.service.js';
-import type { CancelInput, CancelResult } from './sends.schemas.js';
 import { cancelPending } from './sends.repo.js';
+import type { CancelInput, CancelResult } from './sends.schemas.js';
 import { requireLead } from './trigger.service.js';
 
 /**

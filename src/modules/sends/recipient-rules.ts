@@ -10,8 +10,16 @@ const DAY_MS = 24 * 60 * 60 * 1000;
  * the campaign gets Rejected unless re-entry is on and the cooldown has passed (a cooldown of 0
  * never rejects). `excludeSendId`: at due time the send being checked is not a receipt of its own.
  */
-export async function reentryBlock(tx: Tx, campaign: Campaign, contactId: string, now: number, excludeSendId?: string): Promise<'rejected' | undefined> {
-  return rejectedByReentry(campaign, await lastReceipt(tx, campaign.accountId, campaign.id, contactId, excludeSendId), now) ? 'rejected' : undefined;
+export async function reentryBlock(
+  tx: Tx,
+  campaign: Campaign,
+  contactId: string,
+  now: number,
+  excludeSendId?: string,
+): Promise<'rejected' | undefined> {
+  return rejectedByReentry(campaign, await lastReceipt(tx, campaign.accountId, campaign.id, contactId, excludeSendId), now)
+    ? 'rejected'
+    : undefined;
 }
 
 /** The rule itself, given when the contact last received the campaign (undefined: never). */
@@ -35,11 +43,15 @@ export interface SendOfPair {
  * time. Answers a lookup; undefined: never received.
  */
 export async function lastReceiptsOf(tx: Tx, sends: SendOfPair[]): Promise<(send: SendOfPair) => number | undefined> {
-  const receipts = await receiptsOf(tx, sends.map((s) => ({ campaignId: s.campaign_id, contactId: s.contact_id })));
+  const receipts = await receiptsOf(
+    tx,
+    sends.map((s) => ({ campaignId: s.campaign_id, contactId: s.contact_id })),
+  );
   return (send) => {
     let latest: number | undefined;
     for (const r of receipts) {
-      if (r.id === send.id || r.account_id !== send.account_id || r.campaign_id !== send.campaign_id || r.contact_id !== send.contact_id) continue;
+      if (r.id === send.id || r.account_id !== send.account_id || r.campaign_id !== send.campaign_id || r.contact_id !== send.contact_id)
+        continue;
       if (latest === undefined || r.at > latest) latest = r.at;
     }
     return latest;

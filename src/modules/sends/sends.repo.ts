@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
 import type { Engine } from '../../db/connect.js';
-import type { Bool, SendsTable, SendStatus } from '../../db/schema.js';
-import type { Tx } from '../../db/transaction.js';
 import { kyselyOf, type Queryable } from '../../db/queryable.js';
+import type { Bool, SendStatus, SendsTable } from '../../db/schema.js';
+import type { Tx } from '../../db/transaction.js';
 import { utcDayOf } from '../../db/utc-day.js';
 
 /** Statuses that mean the contact received (or is about to receive) the campaign. */
@@ -16,9 +16,16 @@ export const COUNTED: SendStatus[] = ['pending', 'queued', 'sending', 'sent', 'e
  * serial already), so the re-entry check and the insert that follow never interleave with
  * another's. Undefined when the contact is not the account's.
  */
-export async function lockContact(tx: Tx, engine: Engine, accountId: string, contactId: string): Promise<{ optedOut: boolean } | undefined> {
+export async function lockContact(
+  tx: Tx,
+  engine: Engine,
+  accountId: string,
+  contactId: string,
+): Promise<{ optedOut: boolean } | undefined> {
   const lock = engine === 'postgres' ? sql`for update` : sql``;
-  const { rows } = await sql<{ opted_out: number }>`select opted_out from contacts where account_id = ${accountId} and id = ${contactId} ${lock}`.execute(tx);
+  const { rows } = await sql<{
+    opted_out: number;
+  }>`select opted_out from contacts where account_id = ${accountId} and id = ${contactId} ${lock}`.execute(tx);
   return rows[0] && { optedOut: Number(rows[0].opted_out) === 1 };
 }
 
@@ -140,7 +147,12 @@ export async function insertSend(tx: Tx, send: SendsTable & { test?: Bool }): Pr
 export async function countCampaignSends(tx: Tx, accountId: string, campaignId: string) {
   const rows = await tx
     .selectFrom('sends')
-    .select(['status', sql<number>`count(*)`.as('count'), sql<number>`count(processed_at)`.as('processed'), sql<number>`count(delivered_at)`.as('delivered')])
+    .select([
+      'status',
+      sql<number>`count(*)`.as('count'),
+      sql<number>`count(processed_at)`.as('processed'),
+      sql<number>`count(delivered_at)`.as('delivered'),
+    ])
     .where('account_id', '=', accountId)
     .where('campaign_id', '=', campaignId)
     .where('test', '=', 0)
@@ -184,4 +196,46 @@ export async function cancelPending(tx: Tx, accountId: string, campaignId: strin
     .where('status', '=', 'pending')
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
+}
+
+export interface QueueDepth {
+  due: number;
+  scheduled: number;
+  in_flight: number;
+}
+
+/**
+ * The sends queue's depth for /metrics: due (claimable now), scheduled (due later), in flight.
+ * A range scan of the (status, due time) index over the unfinished statuses only: finished
+ * rows, the bulk of the table, are never read.
+ */
+export async function sendQueueDepth(db: Queryable, now: number): Promise<QueueDepth> {
+  const row = await kyselyOf(db)
+    .selectFrom('sends')
+    .select((eb) => [
+      eb.fn
+        .sum<number>(
+          eb
+            .case()
+            .when(eb.and([eb('status', 'in', ['pending', 'queued']), eb('due_at', '<=', now)]))
+            .then(1)
+            .else(0)
+            .end(),
+        )
+        .as('due'),
+      eb.fn
+        .sum<number>(
+          eb
+            .case()
+            .when(eb.and([eb('status', 'in', ['pending', 'queued']), eb('due_at', '>', now)]))
+            .then(1)
+            .else(0)
+            .end(),
+        )
+        .as('scheduled'),
+      eb.fn.sum<number>(eb.case().when('status', '=', 'sending').then(1).else(0).end()).as('in_flight'),
+    ])
+    .where('status', 'in', ['pending', 'queued', 'sending'])
+    .executeTakeFirst();
+  return { due: Number(row?.due ?? 0), scheduled: Number(row?.scheduled ?? 0), in_flight: Number(row?.in_flight ?? 0) };
 }

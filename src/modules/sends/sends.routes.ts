@@ -19,7 +19,8 @@ const TRIGGER_DOC = {
 const CANCEL_DOC = {
   tags: ['campaigns'],
   summary: 'Cancel a pending delayed send',
-  description: '`cancelled` is true when a pending send was cancelled, false when nothing was pending (not an error). Scope campaigns:trigger.',
+  description:
+    '`cancelled` is true when a pending send was cancelled, false when nothing was pending (not an error). Scope campaigns:trigger.',
 };
 
 /** Decisions.md check 3: an object `lead` needs leads:write, refused before its contents are looked at. */
@@ -28,28 +29,61 @@ async function objectLeadNeedsLeadsWrite(request: FastifyRequest): Promise<void>
   if (typeof lead === 'object' && lead !== null && !request.apiKey.scopes.includes('leads:write')) throw new AppError('API_KEY_FORBIDDEN');
 }
 
-export const sendRoutes = (deps: AppDeps): FastifyPluginAsyncTypebox => async (app) => {
-  const sendDeps = { db: deps.db, wakeup: deps.wakeup };
-  const triggerErrors = errorResponses(400, 401, 402, 403, 404, 409, 413, 415, 429);
+export const sendRoutes =
+  (deps: AppDeps): FastifyPluginAsyncTypebox =>
+  async (app) => {
+    const sendDeps = { db: deps.db, wakeup: deps.wakeup };
+    const triggerErrors = errorResponses(400, 401, 402, 403, 404, 409, 413, 415, 429);
 
-  app.post('/api/campaigns/trigger', {
-    config: { scope: 'campaigns:trigger' },
-    preValidation: objectLeadNeedsLeadsWrite,
-    schema: { ...TRIGGER_DOC, body: TriggerBody, response: { 200: TriggerResponse, ...triggerErrors } },
-  }, async (request) => triggerCampaign(sendDeps, request.apiKey.accountId, request.body));
+    app.post(
+      '/api/campaigns/trigger',
+      {
+        config: { scope: 'campaigns:trigger' },
+        preValidation: objectLeadNeedsLeadsWrite,
+        schema: { ...TRIGGER_DOC, body: TriggerBody, response: { 200: TriggerResponse, ...triggerErrors } },
+      },
+      async (request) => triggerCampaign(sendDeps, request.apiKey.accountId, request.body),
+    );
 
-  app.get('/api/campaigns/trigger', {
-    config: { scope: 'campaigns:trigger' },
-    schema: { ...TRIGGER_DOC, summary: `${TRIGGER_DOC.summary} (GET form)`, querystring: TriggerQuery, response: { 200: TriggerResponse, ...triggerErrors } },
-  }, async (request) => triggerCampaign(sendDeps, request.apiKey.accountId, { campaignId: request.query.campaignId, lead: request.query.lead }));
+    app.get(
+      '/api/campaigns/trigger',
+      {
+        config: { scope: 'campaigns:trigger' },
+        schema: {
+          ...TRIGGER_DOC,
+          summary: `${TRIGGER_DOC.summary} (GET form)`,
+          querystring: TriggerQuery,
+          response: { 200: TriggerResponse, ...triggerErrors },
+        },
+      },
+      async (request) =>
+        triggerCampaign(sendDeps, request.apiKey.accountId, { campaignId: request.query.campaignId, lead: request.query.lead }),
+    );
 
-  app.post('/api/campaigns/cancel', {
-    config: { scope: 'campaigns:trigger' },
-    schema: { ...CANCEL_DOC, body: CancelBody, response: { 200: CancelResponse, ...errorResponses(400, 401, 403, 404, 413, 415, 429) } },
-  }, async (request) => cancelSend(deps.db, request.apiKey.accountId, request.body));
+    app.post(
+      '/api/campaigns/cancel',
+      {
+        config: { scope: 'campaigns:trigger' },
+        schema: {
+          ...CANCEL_DOC,
+          body: CancelBody,
+          response: { 200: CancelResponse, ...errorResponses(400, 401, 403, 404, 413, 415, 429) },
+        },
+      },
+      async (request) => cancelSend(deps.db, request.apiKey.accountId, request.body),
+    );
 
-  app.get('/api/campaigns/cancel', {
-    config: { scope: 'campaigns:trigger' },
-    schema: { ...CANCEL_DOC, summary: `${CANCEL_DOC.summary} (GET form)`, querystring: CancelQuery, response: { 200: CancelResponse, ...errorResponses(400, 401, 403, 404, 429) } },
-  }, async (request) => cancelSend(deps.db, request.apiKey.accountId, { campaignId: request.query.campaignId, lead: request.query.lead }));
-};
+    app.get(
+      '/api/campaigns/cancel',
+      {
+        config: { scope: 'campaigns:trigger' },
+        schema: {
+          ...CANCEL_DOC,
+          summary: `${CANCEL_DOC.summary} (GET form)`,
+          querystring: CancelQuery,
+          response: { 200: CancelResponse, ...errorResponses(400, 401, 403, 404, 429) },
+        },
+      },
+      async (request) => cancelSend(deps.db, request.apiKey.accountId, { campaignId: request.query.campaignId, lead: request.query.lead }),
+    );
+  };

@@ -1,4 +1,4 @@
-import { Type, type Static } from 'typebox';
+import { type Static, Type } from 'typebox';
 import { LeadBody } from '../contacts/contacts.schemas.js';
 
 const CampaignId = Type.String({ minLength: 1, maxLength: 255, description: 'Id of an activated API-triggered campaign.' });
@@ -12,7 +12,8 @@ export const TriggerBody = Type.Object(
   {
     campaignId: CampaignId,
     lead: Type.Union([LeadString, LeadBody], {
-      description: 'A string naming an existing contact, or an object (the contact write\'s fields) that creates or updates it first; the object needs scope leads:write.',
+      description:
+        "A string naming an existing contact, or an object (the contact write's fields) that creates or updates it first; the object needs scope leads:write.",
     }),
   },
   { additionalProperties: false },
@@ -35,9 +36,12 @@ export const TriggerResponse = Type.Object({
   leadId: Type.String(),
   mode: Type.Union([Type.Literal('immediate'), Type.Literal('delay')]),
   sendId: Type.String({ description: 'The send this call created, or the pending one it restarted.' }),
-  status: Type.Union([Type.Literal('queued'), Type.Literal('pending'), Type.Literal('rejected'), Type.Literal('optout'), Type.Literal('error')], {
-    description: 'queued (immediate), pending (delay), or the recipient result: rejected, optout, error.',
-  }),
+  status: Type.Union(
+    [Type.Literal('queued'), Type.Literal('pending'), Type.Literal('rejected'), Type.Literal('optout'), Type.Literal('error')],
+    {
+      description: 'queued (immediate), pending (delay), or the recipient result: rejected, optout, error.',
+    },
+  ),
 });
 export type TriggerResult = Static<typeof TriggerResponse>;
 

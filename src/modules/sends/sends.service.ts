@@ -1,5 +1,7 @@
 import { kyselyOf, type Queryable } from '../../db/queryable.js';
-import { countCampaignSends, countCampaignSendsByDay } from './sends.repo.js';
+import { countCampaignSends, countCampaignSendsByDay, type QueueDepth, sendQueueDepth } from './sends.repo.js';
+
+export { type QueueDepth, sendQueueDepth };
 
 /**
  * What other modules may ask of the sends module about a campaign's sends (its statistics),

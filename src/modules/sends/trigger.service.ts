@@ -2,7 +2,7 @@ import { CHANNEL_REGISTRY, recipientAddress } from '../../channels/registry.js';
 import type { Db, Engine } from '../../db/connect.js';
 import { kyselyOf, type Queryable } from '../../db/queryable.js';
 import type { SendStatus } from '../../db/schema.js';
-import { inTransaction, withUniqueRetry, type Tx } from '../../db/transaction.js';
+import { inTransaction, type Tx, withUniqueRetry } from '../../db/transaction.js';
 import { AppError } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { Campaign } from '../campaigns/campaign.js';
@@ -10,8 +10,8 @@ import { findCampaign } from '../campaigns/campaigns.service.js';
 import { applyContactWrite } from '../contacts/contacts.service.js';
 import { findContactIdByLeadString } from '../contacts/lead-lookup.js';
 import { rejectedByReentry } from './recipient-rules.js';
-import type { TriggerInput, TriggerResult } from './sends.schemas.js';
 import { countSendsSince, insertSend, lockAccount, lockContact, recipientState, restartPending } from './sends.repo.js';
+import type { TriggerInput, TriggerResult } from './sends.schemas.js';
 
 export interface SendDeps {
   db: Db;
@@ -32,7 +32,9 @@ export async function triggerCampaign(deps: SendDeps, accountId: string, input: 
     inTransaction(db, async (tx) => {
       const campaign = await requireTriggerableCampaign(tx, accountId, input.campaignId);
       const contactId =
-        typeof input.lead === 'string' ? await requireLead(tx, accountId, input.lead) : (await applyContactWrite(tx, accountId, input.lead, now, '/lead')).id;
+        typeof input.lead === 'string'
+          ? await requireLead(tx, accountId, input.lead)
+          : (await applyContactWrite(tx, accountId, input.lead, now, '/lead')).id;
       const contact = await lockContact(tx, db.engine, accountId, contactId);
       if (!contact) throw new AppError('LEAD_NOT_FOUND');
       return decide(tx, db.engine, campaign, contactId, contact.optedOut, now);

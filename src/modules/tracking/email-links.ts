@@ -28,7 +28,8 @@ const LINK_ELEMENTS = new Set(['a', 'area', 'v:roundrect', 'v:rect', 'v:oval', '
  * so the scan goes on through them. A tag's attributes are matched with their quotes, so a
  * `>` inside a quoted value does not end the tag.
  */
-const MARKUP = /<!--(?!\[if)[\s\S]*?-->|<(script|style|textarea|title)\b[\s\S]*?<\/\1\s*>|<([a-zA-Z][a-zA-Z0-9:-]*)((?:[^>"']|"[^"]*"|'[^']*')*)>/g;
+const MARKUP =
+  /<!--(?!\[if)[\s\S]*?-->|<(script|style|textarea|title)\b[\s\S]*?<\/\1\s*>|<([a-zA-Z][a-zA-Z0-9:-]*)((?:[^>"']|"[^"]*"|'[^']*')*)>/g;
 const ATTRIBUTE = /([^\s"'>/=]+)(?:\s*=\s*("[^"]*"|'[^']*'|[^\s"'>]+))?/g;
 
 /**

@@ -25,10 +25,25 @@ export async function findSendById(db: Queryable, sendId: string): Promise<Engag
   return row && { id: row.id, accountId: row.account_id, campaignId: row.campaign_id, contactId: row.contact_id, test: row.test === 1 };
 }
 
-export async function insertEngagement(db: Queryable, send: EngagedSend, kind: EngagementsTable['kind'], url: string | null, at: number): Promise<void> {
+export async function insertEngagement(
+  db: Queryable,
+  send: EngagedSend,
+  kind: EngagementsTable['kind'],
+  url: string | null,
+  at: number,
+): Promise<void> {
   await kyselyOf(db)
     .insertInto('engagements')
-    .values({ id: newId('eng'), account_id: send.accountId, campaign_id: send.campaignId, send_id: send.id, contact_id: send.contactId, kind, url, created_at: at })
+    .values({
+      id: newId('eng'),
+      account_id: send.accountId,
+      campaign_id: send.campaignId,
+      send_id: send.id,
+      contact_id: send.contactId,
+      kind,
+      url,
+      created_at: at,
+    })
     .execute();
 }
 

@@ -47,7 +47,11 @@ export function readOpenToken(config: Pick<Config, 'secret'>, token: string, now
 }
 
 /** The send and target a genuine, unexpired click token names; undefined otherwise. */
-export function readClickToken(config: Pick<Config, 'secret'>, token: string, now = Date.now()): { sendId: string; url: string } | undefined {
+export function readClickToken(
+  config: Pick<Config, 'secret'>,
+  token: string,
+  now = Date.now(),
+): { sendId: string; url: string } | undefined {
   const payload = read(config, CLICK, token, now);
   if (payload?.length !== 3) return undefined;
   const url = payload[2];

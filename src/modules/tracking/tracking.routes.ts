@@ -3,8 +3,8 @@ import type { AppDeps } from '../../deps.js';
 import { AppError } from '../../errors.js';
 import { CSP, securityHeaders } from '../../http/security-headers.js';
 import { siteScriptRoute } from './site-script.js';
-import { readClickToken, readOpenToken } from './tracking-token.js';
 import { trackEngagement } from './tracking.service.js';
+import { readClickToken, readOpenToken } from './tracking-token.js';
 
 /** The smallest transparent 1x1 GIF (43 bytes). */
 export const PIXEL_GIF = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
@@ -26,30 +26,42 @@ export const LINK_TEXT = {
  * never counted. A failure to record never breaks what the reader sees: the pixel still
  * shows, the redirect still happens, and the failure is logged.
  */
-export const trackingRoutes = ({ config, db }: AppDeps): FastifyPluginAsync => async (app) => {
-  app.get<{ Params: { token: string } }>('/t/o/:token', { schema: { hide: true } }, async (request, reply) => {
-    const open = readOpenToken(config, request.params.token);
-    if (!open || !(await track(request, () => trackEngagement(db, { sendId: open.sendId, kind: 'open' }, { count: request.method === 'GET' })))) {
-      throw new AppError('NOT_FOUND');
-    }
-    return reply
-      .code(200)
-      // Every fetch must reach us to be counted: no browser, proxy or image cache may keep it.
-      .headers({ 'content-type': 'image/gif', 'cache-control': 'no-store, max-age=0', pragma: 'no-cache', 'x-robots-tag': 'noindex' })
-      .send(PIXEL_GIF);
-  });
+export const trackingRoutes =
+  ({ config, db }: AppDeps): FastifyPluginAsync =>
+  async (app) => {
+    app.get<{ Params: { token: string } }>('/t/o/:token', { schema: { hide: true } }, async (request, reply) => {
+      const open = readOpenToken(config, request.params.token);
+      if (
+        !open ||
+        !(await track(request, () => trackEngagement(db, { sendId: open.sendId, kind: 'open' }, { count: request.method === 'GET' })))
+      ) {
+        throw new AppError('NOT_FOUND');
+      }
+      return (
+        reply
+          .code(200)
+          // Every fetch must reach us to be counted: no browser, proxy or image cache may keep it.
+          .headers({ 'content-type': 'image/gif', 'cache-control': 'no-store, max-age=0', pragma: 'no-cache', 'x-robots-tag': 'noindex' })
+          .send(PIXEL_GIF)
+      );
+    });
 
-  app.get<{ Params: { token: string } }>('/t/c/:token', { schema: { hide: true } }, async (request, reply) => {
-    const click = readClickToken(config, request.params.token);
-    if (!click || !(await track(request, () => trackEngagement(db, { sendId: click.sendId, kind: 'click', url: click.url }, { count: request.method === 'GET' })))) {
-      return invalidLink(reply);
-    }
-    // Exactly the address signed into the token: the query string of this request plays no part.
-    return reply.code(302).headers({ location: click.url, 'cache-control': 'no-store', 'x-robots-tag': 'noindex' }).send();
-  });
+    app.get<{ Params: { token: string } }>('/t/c/:token', { schema: { hide: true } }, async (request, reply) => {
+      const click = readClickToken(config, request.params.token);
+      if (
+        !click ||
+        !(await track(request, () =>
+          trackEngagement(db, { sendId: click.sendId, kind: 'click', url: click.url }, { count: request.method === 'GET' }),
+        ))
+      ) {
+        return invalidLink(reply);
+      }
+      // Exactly the address signed into the token: the query string of this request plays no part.
+      return reply.code(302).headers({ location: click.url, 'cache-control': 'no-store', 'x-robots-tag': 'noindex' }).send();
+    });
 
-  await app.register(siteScriptRoute);
-};
+    await app.register(siteScriptRoute);
+  };
 
 /** Records; a database failure is logged and treated as counted, so the reader is not let down. */
 async function track(request: FastifyRequest, record: () => Promise<boolean>): Promise<boolean> {

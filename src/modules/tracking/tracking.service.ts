@@ -1,6 +1,6 @@
 import type { Db } from '../../db/connect.js';
 import { kyselyOf, type Queryable } from '../../db/queryable.js';
-import { findSendById, hasEngagement, insertEngagement, type EngagedSend } from './engagements.repo.js';
+import { type EngagedSend, findSendById, hasEngagement, insertEngagement } from './engagements.repo.js';
 
 /**
  * Counts an open (pixel fetch) or a click of a send named by a genuine token. Every fetch or

@@ -19,11 +19,15 @@ export function confirmPage(text: Text = UNSUBSCRIBE_TEXT): string {
   // The button posts the RFC 8058 one-click body to the page's own address (no action
   // attribute), so the page and a mailbox provider's one-click request take the same path,
   // whatever host or path prefix sits in front of the service.
-  return page(text.lang, text.confirmTitle, `<p>${escapeHtml(text.confirmBody)}</p>
+  return page(
+    text.lang,
+    text.confirmTitle,
+    `<p>${escapeHtml(text.confirmBody)}</p>
 <form method="post">
 <input type="hidden" name="List-Unsubscribe" value="One-Click">
 <button type="submit">${escapeHtml(text.confirmButton)}</button>
-</form>`);
+</form>`,
+  );
 }
 
 export function donePage(text: Text = UNSUBSCRIBE_TEXT): string {

@@ -7,7 +7,9 @@ import { kyselyOf, type Queryable } from '../../db/queryable.js';
 export async function findSendWithContact(db: Queryable, sendId: string) {
   return kyselyOf(db)
     .selectFrom('sends')
-    .innerJoin('contacts', (join) => join.onRef('contacts.id', '=', 'sends.contact_id').onRef('contacts.account_id', '=', 'sends.account_id'))
+    .innerJoin('contacts', (join) =>
+      join.onRef('contacts.id', '=', 'sends.contact_id').onRef('contacts.account_id', '=', 'sends.account_id'),
+    )
     .select(['sends.id', 'sends.account_id', 'sends.contact_id', 'sends.campaign_id', 'contacts.opted_out'])
     .where('sends.id', '=', sendId)
     .executeTakeFirst();

@@ -1,9 +1,9 @@
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { AppDeps } from '../../deps.js';
 import { CSP, securityHeaders } from '../../http/security-headers.js';
+import { findUnsubscribeTarget, optOutBySend } from './unsubscribe.service.js';
 import { confirmPage, donePage, invalidPage } from './unsubscribe-page.js';
 import { readUnsubscribeToken } from './unsubscribe-token.js';
-import { findUnsubscribeTarget, optOutBySend } from './unsubscribe.service.js';
 
 /** A one-click body is a few dozen bytes; nothing bigger has a reason to arrive here. */
 const FORM_BODY_LIMIT = 4096;
@@ -14,31 +14,33 @@ const FORM_BODY_LIMIT = 4096;
  * RFC 8058 one-click request (and the page's button). These are pages for people, so they
  * answer HTML, errors included, and stay out of the public OpenAPI document.
  */
-export const unsubscribeRoutes = ({ config, db }: AppDeps): FastifyPluginAsync => async (app) => {
-  // Scoped to this plugin: the rest of the API accepts JSON only. RFC 8058 allows the one-click
-  // body as a urlencoded form or as multipart/form-data; the body itself carries nothing we
-  // need (the signed token is the authority), so it is read and not interpreted.
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT }, (_req, body, done) => {
-    done(null, Object.fromEntries(new URLSearchParams(String(body))));
-  });
-  app.addContentTypeParser('multipart/form-data', { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT }, (_req, _body, done) => {
-    done(null, {});
-  });
+export const unsubscribeRoutes =
+  ({ config, db }: AppDeps): FastifyPluginAsync =>
+  async (app) => {
+    // Scoped to this plugin: the rest of the API accepts JSON only. RFC 8058 allows the one-click
+    // body as a urlencoded form or as multipart/form-data; the body itself carries nothing we
+    // need (the signed token is the authority), so it is read and not interpreted.
+    app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT }, (_req, body, done) => {
+      done(null, Object.fromEntries(new URLSearchParams(String(body))));
+    });
+    app.addContentTypeParser('multipart/form-data', { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT }, (_req, _body, done) => {
+      done(null, {});
+    });
 
-  app.get<{ Params: { token: string } }>('/unsubscribe/:token', { schema: { hide: true } }, async (request, reply) => {
-    const sendId = readUnsubscribeToken(config, request.params.token);
-    const target = sendId === undefined ? undefined : await findUnsubscribeTarget(db, sendId);
-    if (!target) return html(reply, 404, invalidPage());
-    return html(reply, 200, target.optedOut ? donePage() : confirmPage());
-  });
+    app.get<{ Params: { token: string } }>('/unsubscribe/:token', { schema: { hide: true } }, async (request, reply) => {
+      const sendId = readUnsubscribeToken(config, request.params.token);
+      const target = sendId === undefined ? undefined : await findUnsubscribeTarget(db, sendId);
+      if (!target) return html(reply, 404, invalidPage());
+      return html(reply, 200, target.optedOut ? donePage() : confirmPage());
+    });
 
-  app.post<{ Params: { token: string } }>('/unsubscribe/:token', { schema: { hide: true } }, async (request, reply) => {
-    const sendId = readUnsubscribeToken(config, request.params.token);
-    if (sendId === undefined || !(await optOutBySend(db, sendId))) return html(reply, 404, invalidPage());
-    request.log.info({ sendId }, 'contact unsubscribed');
-    return html(reply, 200, donePage());
-  });
-};
+    app.post<{ Params: { token: string } }>('/unsubscribe/:token', { schema: { hide: true } }, async (request, reply) => {
+      const sendId = readUnsubscribeToken(config, request.params.token);
+      if (sendId === undefined || !(await optOutBySend(db, sendId))) return html(reply, 404, invalidPage());
+      request.log.info({ sendId }, 'contact unsubscribed');
+      return html(reply, 200, donePage());
+    });
+  };
 
 function html(reply: FastifyReply, status: number, body: string): FastifyReply {
   return reply

@@ -13,7 +13,13 @@ export interface UnsubscribeTarget {
 export async function findUnsubscribeTarget(db: Db, sendId: string): Promise<UnsubscribeTarget | undefined> {
   const row = await repo.findSendWithContact(db, sendId);
   if (!row) return undefined;
-  return { sendId: row.id, accountId: row.account_id, contactId: row.contact_id, campaignId: row.campaign_id, optedOut: row.opted_out === 1 };
+  return {
+    sendId: row.id,
+    accountId: row.account_id,
+    contactId: row.contact_id,
+    campaignId: row.campaign_id,
+    optedOut: row.opted_out === 1,
+  };
 }
 
 /**

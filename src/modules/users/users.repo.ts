@@ -4,12 +4,21 @@ import type { UsersTable } from '../../db/schema.js';
 /** SQL of the admin panel's users. */
 
 export async function insertUser(db: Queryable, accountId: string, row: Omit<UsersTable, 'account_id'>): Promise<void> {
-  await kyselyOf(db).insertInto('users').values({ ...row, account_id: accountId }).execute();
+  await kyselyOf(db)
+    .insertInto('users')
+    .values({ ...row, account_id: accountId })
+    .execute();
 }
 
 /** Oldest first; never the password hash. */
 export async function listUserRows(db: Queryable, accountId: string): Promise<Pick<UsersTable, 'id' | 'email' | 'role' | 'created_at'>[]> {
-  return kyselyOf(db).selectFrom('users').select(['id', 'email', 'role', 'created_at']).where('account_id', '=', accountId).orderBy('created_at').orderBy('id').execute();
+  return kyselyOf(db)
+    .selectFrom('users')
+    .select(['id', 'email', 'role', 'created_at'])
+    .where('account_id', '=', accountId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
 }
 
 /** Removes the account's user and their sessions (signed out everywhere); false when the account has no such user. */
@@ -26,7 +35,10 @@ export async function deleteUserAndSessions(db: Queryable, accountId: string, us
  * Emails are unique across accounts, so sign-in finds the user (and so the account) by email
  * alone: the one look-up without an account id.
  */
-export async function findUserByEmail(db: Queryable, email: string): Promise<Pick<UsersTable, 'id' | 'account_id' | 'password_hash'> | undefined> {
+export async function findUserByEmail(
+  db: Queryable,
+  email: string,
+): Promise<Pick<UsersTable, 'id' | 'account_id' | 'password_hash'> | undefined> {
   return kyselyOf(db).selectFrom('users').select(['id', 'account_id', 'password_hash']).where('email', '=', email).executeTakeFirst();
 }
 

@@ -1,17 +1,16 @@
-import { randomBytes, scrypt as scryptCallback, type ScryptOptions } from 'node:crypto';
+import { randomBytes, type ScryptOptions, scrypt as scryptCallback } from 'node:crypto';
 import { promisify } from 'node:util';
 import validator from 'validator';
+import type { User } from '../../contract/admin/users.js';
+import { USER_ROLES as ROLES, type UserRole as Role } from '../../contract/constants.js';
+import { safeEqual } from '../../crypto.js';
 import type { Db } from '../../db/connect.js';
 import { inTransaction, isUniqueViolation } from '../../db/transaction.js';
-import type { User } from '../../contract/admin/users.js';
 import { AppError, invalid } from '../../errors.js';
 import { newId } from '../../ids.js';
-import { safeEqual } from '../../crypto.js';
 import { iso } from '../../time.js';
 import { getAccount } from '../accounts/accounts.service.js';
 import * as repo from './users.repo.js';
-
-import { USER_ROLES as ROLES, type UserRole as Role } from '../../contract/constants.js';
 
 export { ROLES, type Role };
 
@@ -28,11 +27,20 @@ export async function hashPassword(password: string): Promise<string> {
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
   const [kind, n, r, p, salt, hash] = stored.split('$');
   if (kind !== 'scrypt' || !salt || !hash) return false;
-  const actual = await scrypt(password, Buffer.from(salt, 'base64url'), 32, { N: Number(n), r: Number(r), p: Number(p), maxmem: SCRYPT.maxmem });
+  const actual = await scrypt(password, Buffer.from(salt, 'base64url'), 32, {
+    N: Number(n),
+    r: Number(r),
+    p: Number(p),
+    maxmem: SCRYPT.maxmem,
+  });
   return safeEqual(actual.toString('base64url'), hash);
 }
 
-export async function createUser(db: Db, accountId: string, input: { email: string; password: string; role?: Role }): Promise<{ id: string }> {
+export async function createUser(
+  db: Db,
+  accountId: string,
+  input: { email: string; password: string; role?: Role },
+): Promise<{ id: string }> {
   await getAccount(db, accountId);
   const email = input.email.trim().toLowerCase();
   if (!validator.isEmail(email)) throw invalid('/email', 'email is not a valid address');
@@ -65,7 +73,10 @@ export async function deleteUser(db: Db, accountId: string, userId: string, curr
 }
 
 /** The user an email signs in as, with the stored password hash (sign-in only). */
-export async function findUserForSignIn(db: Db, email: string): Promise<{ id: string; accountId: string; passwordHash: string } | undefined> {
+export async function findUserForSignIn(
+  db: Db,
+  email: string,
+): Promise<{ id: string; accountId: string; passwordHash: string } | undefined> {
   const row = await repo.findUserByEmail(db, email);
   return row && { id: row.id, accountId: row.account_id, passwordHash: row.password_hash };
 }

@@ -123,6 +123,11 @@ const STOP_TEXTS = new Set(['stop', 'stop promotions']);
 
 export function isStopRequest(text: string | undefined): boolean {
   if (text === undefined) return false;
-  const normalized = text.normalize('NFKC').trim().replace(/\s+/g, ' ').replace(/[.!\s]+$/, '').toLowerCase();
+  const normalized = text
+    .normalize('NFKC')
+    .trim()
+    .replace(/\s+/g, ' ')
+    .replace(/[.!\s]+$/, '')
+    .toLowerCase();
   return STOP_TEXTS.has(normalized);
 }

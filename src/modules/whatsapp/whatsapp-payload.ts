@@ -45,8 +45,12 @@ export function readChanges(payload: unknown): PhoneNumberChange[] {
       if (!value || phoneNumberId === undefined) continue;
       changes.push({
         phoneNumberId,
-        statuses: list(value.statuses).map(readStatus).filter((s): s is StatusUpdate => s !== undefined),
-        messages: list(value.messages).map(readMessage).filter((m): m is InboundMessage => m !== undefined),
+        statuses: list(value.statuses)
+          .map(readStatus)
+          .filter((s): s is StatusUpdate => s !== undefined),
+        messages: list(value.messages)
+          .map(readMessage)
+          .filter((m): m is InboundMessage => m !== undefined),
       });
     }
   }

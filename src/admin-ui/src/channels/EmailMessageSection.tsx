@@ -7,11 +7,41 @@ export function EmailMessageSection({ form, set, errors, variablesHint }: Messag
     <section className="card" aria-labelledby="message-title">
       <h2 id="message-title">Email message</h2>
       <div className="grid-2">
-        <TextField label="From" value={form.from} onChange={(e) => set('from', e.target.value)} error={errors.get('/from')} placeholder="Acme <news@acme.com>" autoComplete="off" />
-        <TextField label="Subject" value={form.subject} onChange={(e) => set('subject', e.target.value)} error={errors.get('/subject')} placeholder="Welcome, {{ contact.name }}" />
+        <TextField
+          label="From"
+          value={form.from}
+          onChange={(e) => set('from', e.target.value)}
+          error={errors.get('/from')}
+          placeholder="Acme <news@acme.com>"
+          autoComplete="off"
+        />
+        <TextField
+          label="Subject"
+          value={form.subject}
+          onChange={(e) => set('subject', e.target.value)}
+          error={errors.get('/subject')}
+          placeholder="Welcome, {{ contact.name }}"
+        />
       </div>
-      <TextAreaField label="HTML body" className="field--code" rows={12} spellCheck={false} value={form.html} onChange={(e) => set('html', e.target.value)} error={errors.get('/html')} hint={variablesHint} />
-      <TextAreaField label="Plain-text body" className="field--code" rows={5} value={form.text} onChange={(e) => set('text', e.target.value)} error={errors.get('/text')} hint="Optional: made from the HTML when empty." />
+      <TextAreaField
+        label="HTML body"
+        className="field--code"
+        rows={12}
+        spellCheck={false}
+        value={form.html}
+        onChange={(e) => set('html', e.target.value)}
+        error={errors.get('/html')}
+        hint={variablesHint}
+      />
+      <TextAreaField
+        label="Plain-text body"
+        className="field--code"
+        rows={5}
+        value={form.text}
+        onChange={(e) => set('text', e.target.value)}
+        error={errors.get('/text')}
+        hint="Optional: made from the HTML when empty."
+      />
     </section>
   );
 }

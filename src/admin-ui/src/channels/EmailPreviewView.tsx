@@ -6,7 +6,7 @@ import type { PreviewViewProps } from './types';
 export function EmailPreviewView({ preview: answer, contact }: PreviewViewProps) {
   const preview = answer as EmailPreview;
   return (
-    <div className="rendered" aria-label="Rendered email">
+    <div className="rendered" role="region" aria-label="Rendered email">
       <dl className="rendered__head">
         <dt>To</dt>
         <dd>{contact?.email ?? contact?.name}</dd>

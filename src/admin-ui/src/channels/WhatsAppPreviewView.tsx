@@ -5,7 +5,7 @@ import type { PreviewViewProps } from './types';
 export function WhatsAppPreviewView({ preview: answer }: PreviewViewProps) {
   const preview = answer as WhatsappPreview;
   return (
-    <div className="rendered" aria-label="Rendered WhatsApp message">
+    <div className="rendered" role="region" aria-label="Rendered WhatsApp message">
       <dl className="rendered__head">
         <dt>Template</dt>
         <dd>

@@ -27,7 +27,12 @@ export const CHANNEL_UI: Readonly<Record<Channel, ChannelUi>> = {
     note: '(paid plan)',
     webhooks: false,
     MessageSection: WhatsAppMessageSection,
-    content: (input) => ({ channel: 'whatsapp', whatsappTemplate: input.whatsappTemplate, language: input.language, whatsappParams: input.whatsappParams }),
+    content: (input) => ({
+      channel: 'whatsapp',
+      whatsappTemplate: input.whatsappTemplate,
+      language: input.language,
+      whatsappParams: input.whatsappParams,
+    }),
     PreviewView: WhatsAppPreviewView,
     untitled: { list: 'WhatsApp template message', page: 'WhatsApp message' },
     payloadTitle: 'Cloud API request',

@@ -1,7 +1,7 @@
 import type { ComponentType, ReactNode } from 'react';
 import type { Tone } from '../components/Badge';
 import type { FormErrors } from '../components/Form';
-import type { CampaignForm } from '../pages/campaign/model';
+import type { CampaignForm } from '../pages/campaign/form';
 import type { CampaignInput, ContactSummary, EmailPreview, WhatsappPreview } from '../types';
 
 export interface MessageSectionProps {

@@ -13,7 +13,16 @@ export function Badge({ tone = 'gray', children, dot = false }: { tone?: Tone; c
 
 /** Send statuses as the statistics name them. */
 export function SendStatus({ status }: { status: string }) {
-  const tone: Tone = status === 'sent' ? 'green' : status === 'error' || status === 'failed' ? 'red' : status === 'rejected' || status === 'optout' ? 'amber' : status === 'cancelled' ? 'gray' : 'blue';
+  const tone: Tone =
+    status === 'sent'
+      ? 'green'
+      : status === 'error' || status === 'failed'
+        ? 'red'
+        : status === 'rejected' || status === 'optout'
+          ? 'amber'
+          : status === 'cancelled'
+            ? 'gray'
+            : 'blue';
   return <Badge tone={tone}>{status}</Badge>;
 }
 

@@ -21,7 +21,7 @@ const PAD = { top: 16, right: 16, bottom: 28, left: 44 };
 function niceMax(max: number): number {
   if (max <= 4) return 4;
   const exp = 10 ** Math.floor(Math.log10(max));
-  const step = [1, 2, 2.5, 5, 10].find((f) => f * exp >= max / 4 * 1.0001)! * exp;
+  const step = [1, 2, 2.5, 5, 10].find((f) => f * exp >= (max / 4) * 1.0001)! * exp;
   return Math.ceil(max / step) * step;
 }
 
@@ -67,7 +67,14 @@ export function LineChart<T extends { date: string }>({ title, rows, series, val
         ))}
       </ul>
       <div ref={frame}>
-        <svg viewBox={`0 0 ${W} ${H}`} width={W} height={H} className="chart__svg" role="img" aria-label={`${title}: line chart over ${rows.length} days; the data table below has the values`}>
+        <svg
+          viewBox={`0 0 ${W} ${H}`}
+          width={W}
+          height={H}
+          className="chart__svg"
+          role="img"
+          aria-label={`${title}: line chart over ${rows.length} days; the data table below has the values`}
+        >
           {ticks.map((t) => (
             <g key={t}>
               <line x1={PAD.left} x2={W - PAD.right} y1={y(t)} y2={y(t)} className="chart__grid" />
@@ -78,7 +85,13 @@ export function LineChart<T extends { date: string }>({ title, rows, series, val
           ))}
           {rows.map((r, i) =>
             (i % labelEvery === 0 && rows.length - 1 - i >= labelEvery) || i === rows.length - 1 ? (
-              <text key={r.date} x={x(i)} y={H - 8} className="chart__axis" textAnchor={i === 0 ? 'start' : i === rows.length - 1 ? 'end' : 'middle'}>
+              <text
+                key={r.date}
+                x={x(i)}
+                y={H - 8}
+                className="chart__axis"
+                textAnchor={i === 0 ? 'start' : i === rows.length - 1 ? 'end' : 'middle'}
+              >
                 {dayLabel(r.date)}
               </text>
             ) : null,
@@ -86,7 +99,14 @@ export function LineChart<T extends { date: string }>({ title, rows, series, val
           {/* The first series are drawn wider and underneath, so equal lines still show both colours. */}
           {series.map((s, index) => (
             <g key={s.key}>
-              <polyline fill="none" stroke={s.color} strokeWidth={index === 0 ? 4 : index === 1 ? 2.75 : 2} strokeLinejoin="round" strokeLinecap="round" points={rows.map((r, i) => `${x(i)},${y(value(r, s.key))}`).join(' ')} />
+              <polyline
+                fill="none"
+                stroke={s.color}
+                strokeWidth={index === 0 ? 4 : index === 1 ? 2.75 : 2}
+                strokeLinejoin="round"
+                strokeLinecap="round"
+                points={rows.map((r, i) => `${x(i)},${y(value(r, s.key))}`).join(' ')}
+              />
               {rows.map((r, i) =>
                 value(r, s.key) > 0 ? (
                   <circle key={r.date} cx={x(i)} cy={y(value(r, s.key))} r={3} fill={s.color}>

@@ -4,7 +4,17 @@ import { useEffect, useRef, useState } from 'react';
  * A destructive action in two steps without a modal: the button turns into "Confirm" and
  * "Cancel" (focus moves to Cancel, the safe choice).
  */
-export function ConfirmButton({ label, confirmLabel, onConfirm, className = 'button button--small button--danger-quiet' }: { label: string; confirmLabel?: string; onConfirm: () => Promise<void> | void; className?: string }) {
+export function ConfirmButton({
+  label,
+  confirmLabel,
+  onConfirm,
+  className = 'button button--small button--danger-quiet',
+}: {
+  label: string;
+  confirmLabel?: string;
+  onConfirm: () => Promise<void> | void;
+  className?: string;
+}) {
   const [asking, setAsking] = useState(false);
   const [busy, setBusy] = useState(false);
   const cancelRef = useRef<HTMLButtonElement>(null);

@@ -8,7 +8,17 @@ import { Loading } from './States';
  * Chooses one contact: a search box (email, phone or name, as the contact list searches) and
  * the matches as radio buttons, the newest contacts before anything is typed.
  */
-export function ContactPicker({ value, onChange, label = 'Contact', error }: { value: ContactSummary | null; onChange: (contact: ContactSummary | null) => void; label?: string; error?: string }) {
+export function ContactPicker({
+  value,
+  onChange,
+  label = 'Contact',
+  error,
+}: {
+  value: ContactSummary | null;
+  onChange: (contact: ContactSummary | null) => void;
+  label?: string;
+  error?: string;
+}) {
   const id = useId();
   const [q, setQ] = useState('');
   const search = useDebounced(q.trim(), 300);
@@ -20,7 +30,16 @@ export function ContactPicker({ value, onChange, label = 'Contact', error }: { v
     <div className={`picker${error ? ' field--invalid' : ''}`}>
       <div className="field">
         <label htmlFor={`${id}-q`}>{label}</label>
-        <input id={`${id}-q`} type="search" value={q} onChange={(e) => setQ(e.target.value)} onKeyDown={(e) => e.key === 'Enter' && e.preventDefault()} placeholder="Search by email, phone or name" aria-describedby={error ? `${id}-error` : undefined} autoComplete="off" />
+        <input
+          id={`${id}-q`}
+          type="search"
+          value={q}
+          onChange={(e) => setQ(e.target.value)}
+          onKeyDown={(e) => e.key === 'Enter' && e.preventDefault()}
+          placeholder="Search by email, phone or name"
+          aria-describedby={error ? `${id}-error` : undefined}
+          autoComplete="off"
+        />
       </div>
       <fieldset className="picker__results">
         <legend className="visually-hidden">{`${label}: matching contacts`}</legend>

@@ -21,7 +21,19 @@ export async function copyText(text: string): Promise<void> {
  * A button that copies `text` (or what `load` fetches, for secrets fetched on demand) and says
  * so in a live region.
  */
-export function CopyButton({ text, load, label = 'Copy', className = 'button button--small', onCopied }: { text?: string; load?: () => Promise<string>; label?: string; className?: string; onCopied?: (value: string) => void }) {
+export function CopyButton({
+  text,
+  load,
+  label = 'Copy',
+  className = 'button button--small',
+  onCopied,
+}: {
+  text?: string;
+  load?: () => Promise<string>;
+  label?: string;
+  className?: string;
+  onCopied?: (value: string) => void;
+}) {
   const [state, setState] = useState<'idle' | 'copied' | 'failed'>('idle');
   useEffect(() => {
     if (state === 'idle') return;

@@ -1,4 +1,15 @@
-import { useCallback, useEffect, useId, useMemo, useRef, useState, type InputHTMLAttributes, type ReactNode, type SelectHTMLAttributes, type TextareaHTMLAttributes } from 'react';
+import {
+  type InputHTMLAttributes,
+  type ReactNode,
+  type SelectHTMLAttributes,
+  type TextareaHTMLAttributes,
+  useCallback,
+  useEffect,
+  useId,
+  useMemo,
+  useRef,
+  useState,
+} from 'react';
 import { ApiError, errorMessage, type Problem } from '../api';
 
 /**
@@ -85,7 +96,19 @@ interface ControlProps {
 }
 
 /** A label, a control, an optional hint and the control's own error, wired for screen readers. */
-export function Field({ label, error, hint, className, children }: { label: ReactNode; error?: string; hint?: ReactNode; className?: string; children: (props: ControlProps) => ReactNode }) {
+export function Field({
+  label,
+  error,
+  hint,
+  className,
+  children,
+}: {
+  label: ReactNode;
+  error?: string;
+  hint?: ReactNode;
+  className?: string;
+  children: (props: ControlProps) => ReactNode;
+}) {
   const id = useId();
   const hintId = hint ? `${id}-hint` : undefined;
   const errorId = error ? `${id}-error` : undefined;
@@ -163,7 +186,19 @@ export function CheckboxField({ label, error, hint, className, ...input }: Commo
 }
 
 /** A group of related controls (checkbox lists, radio groups) with its legend and error. */
-export function FieldSet({ legend, error, hint, children, className }: { legend: ReactNode; error?: string; hint?: ReactNode; children: ReactNode; className?: string }) {
+export function FieldSet({
+  legend,
+  error,
+  hint,
+  children,
+  className,
+}: {
+  legend: ReactNode;
+  error?: string;
+  hint?: ReactNode;
+  children: ReactNode;
+  className?: string;
+}) {
   const id = useId();
   return (
     <fieldset

@@ -18,5 +18,14 @@ export function MessageFrame({ title, className, html }: { title: string; classN
     doc.write(html);
     doc.close();
   }, [ready, html]);
-  return <iframe ref={frame} title={title} className={className} sandbox="allow-same-origin" src="/admin/api/message-frame" onLoad={() => setReady(true)} />;
+  return (
+    <iframe
+      ref={frame}
+      title={title}
+      className={className}
+      sandbox="allow-same-origin"
+      src="/admin/api/message-frame"
+      onLoad={() => setReady(true)}
+    />
+  );
 }

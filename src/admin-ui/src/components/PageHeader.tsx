@@ -2,7 +2,19 @@ import type { ReactNode } from 'react';
 import { useTitle } from '../hooks';
 
 /** The page's h1 (focused after navigation by the layout), its description and actions. */
-export function PageHeader({ title, description, actions, meta, documentTitle }: { title: ReactNode; description?: ReactNode; actions?: ReactNode; meta?: ReactNode; documentTitle?: string }) {
+export function PageHeader({
+  title,
+  description,
+  actions,
+  meta,
+  documentTitle,
+}: {
+  title: ReactNode;
+  description?: ReactNode;
+  actions?: ReactNode;
+  meta?: ReactNode;
+  documentTitle?: string;
+}) {
   useTitle(documentTitle ?? (typeof title === 'string' ? title : ''));
   return (
     <header className="page-header">

@@ -11,7 +11,17 @@ export function Loading({ label = 'Loading…' }: { label?: string }) {
 }
 
 /** A failed load: the server's message, and a retry when it can help. */
-export function ErrorState({ error, onRetry, title, page = false }: { error: unknown; onRetry?: () => void; title?: string; page?: boolean }) {
+export function ErrorState({
+  error,
+  onRetry,
+  title,
+  page = false,
+}: {
+  error: unknown;
+  onRetry?: () => void;
+  title?: string;
+  page?: boolean;
+}) {
   const notFound = error instanceof ApiError && error.status === 404;
   const Heading = page ? 'h1' : 'h2';
   return (
@@ -27,7 +37,17 @@ export function ErrorState({ error, onRetry, title, page = false }: { error: unk
   );
 }
 
-export function EmptyState({ title, children, action, page = false }: { title: string; children?: ReactNode; action?: ReactNode; page?: boolean }) {
+export function EmptyState({
+  title,
+  children,
+  action,
+  page = false,
+}: {
+  title: string;
+  children?: ReactNode;
+  action?: ReactNode;
+  page?: boolean;
+}) {
   const Heading = page ? 'h1' : 'h2';
   return (
     <div className="state">

@@ -11,7 +11,17 @@ export interface Column<T> {
  * A plain data table. On narrow screens each row becomes a card: the header text is repeated
  * before each cell (data-label), so nothing scrolls sideways.
  */
-export function Table<T>({ columns, rows, rowKey, caption }: { columns: Column<T>[]; rows: T[]; rowKey: (row: T) => string; caption?: string }) {
+export function Table<T>({
+  columns,
+  rows,
+  rowKey,
+  caption,
+}: {
+  columns: Column<T>[];
+  rows: T[];
+  rowKey: (row: T) => string;
+  caption?: string;
+}) {
   return (
     <div className="table-wrap">
       <table className="table table--stack">

@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import { type FormEvent, useState } from 'react';
 import { api } from '../api';
 import { Badge } from '../components/Badge';
 import { FormAlert, TextField, useFormErrors } from '../components/Form';
@@ -20,7 +20,15 @@ export function AccountPage() {
 
   return (
     <>
-      <PageHeader title={a.name} documentTitle="Account" meta={<><span className="muted">Account</span> <code className="id">{a.id}</code></>} />
+      <PageHeader
+        title={a.name}
+        documentTitle="Account"
+        meta={
+          <>
+            <span className="muted">Account</span> <code className="id">{a.id}</code>
+          </>
+        }
+      />
       <div className="grid-2 grid-2--cards">
         <section className="card" aria-labelledby="plan-title">
           <h2 id="plan-title">Plan</h2>
@@ -31,17 +39,29 @@ export function AccountPage() {
           <h3 className="subhead">Sends in {month}</h3>
           {a.allowance === null ? (
             <p>
-              <strong className="big-number">{formatNumber(a.usedThisMonth)}</strong> <span className="muted">sends · no monthly allowance</span>
+              <strong className="big-number">{formatNumber(a.usedThisMonth)}</strong>{' '}
+              <span className="muted">sends · no monthly allowance</span>
             </p>
           ) : (
             <>
               <p>
-                <strong className="big-number">{formatNumber(a.usedThisMonth)}</strong> <span className="muted">of {formatNumber(a.allowance)} sends used</span>
+                <strong className="big-number">{formatNumber(a.usedThisMonth)}</strong>{' '}
+                <span className="muted">of {formatNumber(a.allowance)} sends used</span>
               </p>
-              <div className={`meter${share >= 90 ? ' meter--high' : ''}`} role="meter" aria-valuemin={0} aria-valuemax={a.allowance} aria-valuenow={a.usedThisMonth} aria-label="Monthly allowance used">
+              <div
+                className={`meter${share >= 90 ? ' meter--high' : ''}`}
+                role="meter"
+                aria-valuemin={0}
+                aria-valuemax={a.allowance}
+                aria-valuenow={a.usedThisMonth}
+                aria-label="Monthly allowance used"
+              >
                 <span style={{ width: `${share}%` }} />
               </div>
-              <p className="muted small">Each trigger counts once; cancelled, rejected and opted-out sends do not. Past the allowance, triggers are refused (402) until next month (UTC).</p>
+              <p className="muted small">
+                Each trigger counts once; cancelled, rejected and opted-out sends do not. Past the allowance, triggers are refused (402)
+                until next month (UTC).
+              </p>
             </>
           )}
         </section>
@@ -91,14 +111,43 @@ function WhatsappSettings({ account, canEdit, onSaved }: { account: Account; can
             Not connected
           </Badge>
         )}{' '}
-        <span className="muted">{account.whatsapp.configured ? `Phone number id ${account.whatsapp.phoneNumberId}` : 'Without a connection, WhatsApp messages go to the outbox.'}</span>
+        <span className="muted">
+          {account.whatsapp.configured
+            ? `Phone number id ${account.whatsapp.phoneNumberId}`
+            : 'Without a connection, WhatsApp messages go to the outbox.'}
+        </span>
       </p>
-      {account.plan === 'free' && <p className="alert alert--info">You can prepare WhatsApp campaigns on the free plan, but switching one on needs the pro plan.</p>}
+      {account.plan === 'free' && (
+        <p className="alert alert--info">You can prepare WhatsApp campaigns on the free plan, but switching one on needs the pro plan.</p>
+      )}
       {canEdit ? (
         <form onSubmit={submit} noValidate>
-          <TextField label="Phone number id" value={phoneNumberId} onChange={(e) => setPhoneNumberId(e.target.value)} error={errors.get('/whatsapp/phoneNumberId')} autoComplete="off" hint="From your WhatsApp Business account (Meta)." />
-          <TextField label="Access token" type="password" value={token} onChange={(e) => setToken(e.target.value)} error={errors.get('/whatsapp/token')} autoComplete="new-password" hint={account.whatsapp.configured ? 'Stored encrypted; enter it again to change the settings.' : 'Stored encrypted.'} />
-          <TextField label="App secret (optional)" type="password" value={appSecret} onChange={(e) => setAppSecret(e.target.value)} error={errors.get('/whatsapp/appSecret')} autoComplete="new-password" hint="Verifies the delivery status callbacks." />
+          <TextField
+            label="Phone number id"
+            value={phoneNumberId}
+            onChange={(e) => setPhoneNumberId(e.target.value)}
+            error={errors.get('/whatsapp/phoneNumberId')}
+            autoComplete="off"
+            hint="From your WhatsApp Business account (Meta)."
+          />
+          <TextField
+            label="Access token"
+            type="password"
+            value={token}
+            onChange={(e) => setToken(e.target.value)}
+            error={errors.get('/whatsapp/token')}
+            autoComplete="new-password"
+            hint={account.whatsapp.configured ? 'Stored encrypted; enter it again to change the settings.' : 'Stored encrypted.'}
+          />
+          <TextField
+            label="App secret (optional)"
+            type="password"
+            value={appSecret}
+            onChange={(e) => setAppSecret(e.target.value)}
+            error={errors.get('/whatsapp/appSecret')}
+            autoComplete="new-password"
+            hint="Verifies the delivery status callbacks."
+          />
           <FormAlert errors={errors} shown={['/whatsapp/phoneNumberId', '/whatsapp/token', '/whatsapp/appSecret']} />
           {saved && (
             <p className="alert alert--success" role="status">

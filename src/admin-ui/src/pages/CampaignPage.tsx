@@ -1,6 +1,7 @@
-import { useEffect, useState, type FormEvent } from 'react';
+import { type FormEvent, useEffect, useState } from 'react';
 import { Link, useLocation, useNavigate, useParams, useSearchParams } from 'react-router';
-import { api, ApiError, errorMessage } from '../api';
+import { ApiError, api, errorMessage } from '../api';
+import { CHANNEL_UI } from '../channels/registry';
 import { Badge } from '../components/Badge';
 import { CopyButton } from '../components/CopyButton';
 import { FormAlert, useFormErrors } from '../components/Form';
@@ -9,13 +10,12 @@ import { ErrorState, Loading } from '../components/States';
 import { formatDateTime } from '../format';
 import { useApi } from '../hooks';
 import type { Campaign } from '../types';
+import { triggerSummary } from './CampaignsPage';
 import { CampaignEditor } from './campaign/CampaignEditor';
 import { CampaignStats } from './campaign/CampaignStats';
-import { emptyForm, formOf, inputOf, sameForm, SHOWN_PATHS, type CampaignForm } from './campaign/model';
+import { type CampaignForm, emptyForm, formOf, inputOf, SHOWN_PATHS, sameForm } from './campaign/model';
 import { PreviewPanel } from './campaign/PreviewPanel';
 import { WebhookDeliveries } from './campaign/WebhookDeliveries';
-import { triggerSummary } from './CampaignsPage';
-import { CHANNEL_UI } from '../channels/registry';
 
 const TABS = [
   { id: 'settings', label: 'Settings' },
@@ -128,7 +128,10 @@ function CampaignScreen({ campaign, onSaved }: { campaign: Campaign | undefined;
 
   const activationFailure = activationErrors.error;
   const activationError =
-    activationErrors.get('/active') ?? (activationFailure && !(activationFailure instanceof ApiError && activationFailure.details.length > 0) ? errorMessage(activationFailure) : undefined);
+    activationErrors.get('/active') ??
+    (activationFailure && !(activationFailure instanceof ApiError && activationFailure.details.length > 0)
+      ? errorMessage(activationFailure)
+      : undefined);
   return (
     <>
       <BackLink />
@@ -143,7 +146,10 @@ function CampaignScreen({ campaign, onSaved }: { campaign: Campaign | undefined;
               <Badge tone={CHANNEL_UI[campaign.channel].tone}>{CHANNEL_UI[campaign.channel].label}</Badge>
               <span className="muted">{triggerSummary(campaign)}</span>
               <span className="id-line">
-                <span className="muted">Campaign id</span> <code className="id" data-testid="campaign-id">{campaign.id}</code>
+                <span className="muted">Campaign id</span>{' '}
+                <code className="id" data-testid="campaign-id">
+                  {campaign.id}
+                </code>
                 <CopyButton text={campaign.id} label="Copy id" className="button button--tiny" />
               </span>
             </>
@@ -157,7 +163,13 @@ function CampaignScreen({ campaign, onSaved }: { campaign: Campaign | undefined;
                   {busy === 'save' ? 'Saving…' : 'Save changes'}
                 </button>
               )}
-              <button type="button" className={`button ${campaign.active ? '' : 'button--primary'}`} onClick={() => void setActive(!campaign.active)} disabled={busy !== null} aria-describedby={activationError ? 'activation-error' : undefined}>
+              <button
+                type="button"
+                className={`button ${campaign.active ? '' : 'button--primary'}`}
+                onClick={() => void setActive(!campaign.active)}
+                disabled={busy !== null}
+                aria-describedby={activationError ? 'activation-error' : undefined}
+              >
                 {busy === 'activate' ? 'Saving…' : campaign.active ? 'Deactivate' : dirty ? 'Save and activate' : 'Activate'}
               </button>
             </div>
@@ -178,13 +190,21 @@ function CampaignScreen({ campaign, onSaved }: { campaign: Campaign | undefined;
         <section className="card card--success" aria-labelledby="secret-title">
           <h2 id="secret-title">Campaign created</h2>
           <p>
-            Its webhooks are signed with this secret (Standard Webhooks). Copy it now to verify signatures on your side: it is shown only once.
+            Its webhooks are signed with this secret (Standard Webhooks). Copy it now to verify signatures on your side: it is shown only
+            once.
           </p>
           <div className="secret">
             <label htmlFor="webhook-secret" className="visually-hidden">
               Webhook signing secret
             </label>
-            <input id="webhook-secret" type="text" className="secret__value" readOnly value={webhookSecret} onFocus={(e) => e.currentTarget.select()} />
+            <input
+              id="webhook-secret"
+              type="text"
+              className="secret__value"
+              readOnly
+              value={webhookSecret}
+              onFocus={(e) => e.currentTarget.select()}
+            />
             <CopyButton text={webhookSecret} label="Copy secret" className="button" />
           </div>
         </section>
@@ -217,7 +237,14 @@ function CampaignScreen({ campaign, onSaved }: { campaign: Campaign | undefined;
                   {busy === 'save' ? 'Saving…' : campaign ? 'Save changes' : 'Create campaign'}
                 </button>
                 {dirty && campaign && (
-                  <button type="button" className="button button--quiet" onClick={() => { setForm(saved); errors.clear(); }}>
+                  <button
+                    type="button"
+                    className="button button--quiet"
+                    onClick={() => {
+                      setForm(saved);
+                      errors.clear();
+                    }}
+                  >
                     Discard changes
                   </button>
                 )}

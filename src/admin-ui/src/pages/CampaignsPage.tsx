@@ -1,4 +1,5 @@
 import { Link } from 'react-router';
+import { CHANNEL_UI } from '../channels/registry';
 import { Badge } from '../components/Badge';
 import { PageHeader } from '../components/PageHeader';
 import { EmptyState, ErrorState, Loading } from '../components/States';
@@ -6,7 +7,6 @@ import { Table } from '../components/Table';
 import { formatDateTime } from '../format';
 import { useApi } from '../hooks';
 import type { Campaign } from '../types';
-import { CHANNEL_UI } from '../channels/registry';
 
 export function triggerSummary(c: Pick<Campaign, 'schedule' | 'mode' | 'delaySeconds'>): string {
   if (c.schedule !== 'api') return 'Manual';
@@ -23,14 +23,21 @@ export function CampaignsPage() {
   );
   return (
     <>
-      <PageHeader title="Campaigns" description="Single-recipient messages your back end triggers through the API, by email or WhatsApp." actions={items.length > 0 && newButton} />
+      <PageHeader
+        title="Campaigns"
+        description="Single-recipient messages your back end triggers through the API, by email or WhatsApp."
+        actions={items.length > 0 && newButton}
+      />
       {campaigns.error ? (
         <ErrorState error={campaigns.error} onRetry={campaigns.reload} />
       ) : !campaigns.data ? (
         <Loading />
       ) : items.length === 0 ? (
         <EmptyState title="No campaigns yet" action={newButton}>
-          <p>Create a campaign, write its message, activate it, then trigger it from your back end with POST /api/campaigns/trigger and the campaign's id.</p>
+          <p>
+            Create a campaign, write its message, activate it, then trigger it from your back end with POST /api/campaigns/trigger and the
+            campaign's id.
+          </p>
         </EmptyState>
       ) : (
         <Table
@@ -48,7 +55,14 @@ export function CampaignsPage() {
             },
             { header: 'Channel', cell: (c) => <Badge tone={CHANNEL_UI[c.channel].tone}>{CHANNEL_UI[c.channel].label}</Badge> },
             { header: 'Trigger', cell: (c) => triggerSummary(c) },
-            { header: 'Status', cell: (c) => <Badge tone={c.active ? 'green' : 'gray'} dot>{c.active ? 'Active' : 'Inactive'}</Badge> },
+            {
+              header: 'Status',
+              cell: (c) => (
+                <Badge tone={c.active ? 'green' : 'gray'} dot>
+                  {c.active ? 'Active' : 'Inactive'}
+                </Badge>
+              ),
+            },
             { header: 'Id', cell: (c) => <code className="id">{c.id}</code> },
             { header: 'Updated', className: 'nowrap', cell: (c) => formatDateTime(c.updatedAt) },
           ]}

@@ -1,4 +1,4 @@
-import { useMemo, useState, type FormEvent, type ReactNode } from 'react';
+import { type FormEvent, type ReactNode, useMemo, useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { api, errorMessage, query } from '../api';
 import { ActivityFeed } from '../components/ActivityFeed';
@@ -89,7 +89,12 @@ export function ContactPage() {
             <button type="button" className="button" disabled={busy} onClick={() => void setFlags({ archived: !c.archived })}>
               {c.archived ? 'Return to list' : 'Archive'}
             </button>
-            <button type="button" className={`button${c.optedOut ? '' : ' button--danger-quiet'}`} disabled={busy} onClick={() => void setFlags({ optedOut: !c.optedOut })}>
+            <button
+              type="button"
+              className={`button${c.optedOut ? '' : ' button--danger-quiet'}`}
+              disabled={busy}
+              onClick={() => void setFlags({ optedOut: !c.optedOut })}
+            >
               {c.optedOut ? 'Opt back in' : 'Opt out'}
             </button>
           </>
@@ -254,7 +259,16 @@ function NoteForm({ path, onAdded }: { path: string; onAdded: () => Promise<void
     <section className="card" aria-labelledby="note-title">
       <h2 id="note-title">Add a note</h2>
       <form onSubmit={submit} noValidate>
-        <TextAreaField label="Note" className="field--label-hidden" rows={3} value={text} onChange={(e) => setText(e.target.value)} error={errors.get('/text')} maxLength={10000} placeholder="Called about the renewal; call back in March." />
+        <TextAreaField
+          label="Note"
+          className="field--label-hidden"
+          rows={3}
+          value={text}
+          onChange={(e) => setText(e.target.value)}
+          error={errors.get('/text')}
+          maxLength={10000}
+          placeholder="Called about the renewal; call back in March."
+        />
         <FormAlert errors={errors} shown={['/text']} />
         <div className="form-actions">
           <button type="submit" className="button button--primary" disabled={busy || text.trim() === ''}>

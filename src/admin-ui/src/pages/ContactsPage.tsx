@@ -1,4 +1,4 @@
-import { useEffect, useState, type FormEvent } from 'react';
+import { type FormEvent, useEffect, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { query } from '../api';
 import { Badge, Tags } from '../components/Badge';
@@ -38,15 +38,30 @@ export function ContactsPage() {
 
   return (
     <>
-      <PageHeader title="Contacts" description="Everyone your back end has written through the API. Find a contact by email, phone, name or tag." />
+      <PageHeader
+        title="Contacts"
+        description="Everyone your back end has written through the API. Find a contact by email, phone, name or tag."
+      />
       <form className="card filters" role="search" aria-label="Contacts" onSubmit={search}>
         <div className="field filters__q">
           <label htmlFor="contacts-q">Email, phone or name</label>
-          <input id="contacts-q" type="search" value={draft.q} onChange={(e) => setDraft({ ...draft, q: e.target.value })} placeholder="ada@example.com, +33612345678, Ada" />
+          <input
+            id="contacts-q"
+            type="search"
+            value={draft.q}
+            onChange={(e) => setDraft({ ...draft, q: e.target.value })}
+            placeholder="ada@example.com, +33612345678, Ada"
+          />
         </div>
         <div className="field">
           <label htmlFor="contacts-tag">Tag</label>
-          <input id="contacts-tag" type="search" value={draft.tag} onChange={(e) => setDraft({ ...draft, tag: e.target.value })} placeholder="black-friday" />
+          <input
+            id="contacts-tag"
+            type="search"
+            value={draft.tag}
+            onChange={(e) => setDraft({ ...draft, tag: e.target.value })}
+            placeholder="black-friday"
+          />
         </div>
         <div className="field">
           <label htmlFor="contacts-archived">List</label>
@@ -82,7 +97,10 @@ export function ContactsPage() {
       ) : contacts.items.length === 0 ? (
         filtered ? (
           <EmptyState title="No matching contacts">
-            <p>Email and phone must match exactly; names match from the start of any word. Archived contacts only show under “Archived contacts”.</p>
+            <p>
+              Email and phone must match exactly; names match from the start of any word. Archived contacts only show under “Archived
+              contacts”.
+            </p>
           </EmptyState>
         ) : (
           <EmptyState title="No contacts yet">

@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import { type FormEvent, useState } from 'react';
 import { api } from '../api';
 import { Badge } from '../components/Badge';
 import { FormAlert, SelectField, TextField, useFormErrors } from '../components/Form';
@@ -6,7 +6,7 @@ import { PageHeader } from '../components/PageHeader';
 import { EmptyState, ErrorState, Loading } from '../components/States';
 import { Table } from '../components/Table';
 import { useApi } from '../hooks';
-import { FIELD_TYPES, type CustomField, type CustomFieldInput, type FieldType } from '../types';
+import { type CustomField, type CustomFieldInput, FIELD_TYPES, type FieldType } from '../types';
 
 /** What the API accepts for each type (service-spec.md, custom field value formats). */
 export const FIELD_FORMATS: Record<FieldType, string> = {
@@ -47,12 +47,29 @@ export function FieldsPage() {
   const items = fields.data?.items ?? [];
   return (
     <>
-      <PageHeader title="Custom fields" description="Fields your back end can write on contacts with POST /api/leads (fields: [{key, value}], where key is the field name)." />
+      <PageHeader
+        title="Custom fields"
+        description="Fields your back end can write on contacts with POST /api/leads (fields: [{key, value}], where key is the field name)."
+      />
       <section className="card" aria-labelledby="new-field-title">
         <h2 id="new-field-title">New field</h2>
         <form onSubmit={submit} noValidate className="inline-form">
-          <TextField label="Name" value={name} onChange={(e) => setName(e.target.value)} error={errors.get('/name')} required maxLength={255} placeholder="e.g. city" />
-          <SelectField label="Type" value={type} onChange={(e) => setType(e.target.value as FieldType)} error={errors.get('/type')} hint={FIELD_FORMATS[type]}>
+          <TextField
+            label="Name"
+            value={name}
+            onChange={(e) => setName(e.target.value)}
+            error={errors.get('/name')}
+            required
+            maxLength={255}
+            placeholder="e.g. city"
+          />
+          <SelectField
+            label="Type"
+            value={type}
+            onChange={(e) => setType(e.target.value as FieldType)}
+            error={errors.get('/type')}
+            hint={FIELD_FORMATS[type]}
+          >
             {FIELD_TYPES.map((t) => (
               <option key={t} value={t}>
                 {t[0]!.toUpperCase() + t.slice(1)}

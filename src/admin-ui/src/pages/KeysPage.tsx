@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import { type FormEvent, useState } from 'react';
 import { api, errorMessage } from '../api';
 import { Badge, type Tone } from '../components/Badge';
 import { ConfirmButton } from '../components/Confirm';
@@ -9,7 +9,7 @@ import { EmptyState, ErrorState, Loading } from '../components/States';
 import { Table } from '../components/Table';
 import { endOfDayUtc, formatDate, formatDateTime, oneMonthFromToday } from '../format';
 import { useApi } from '../hooks';
-import { SCOPES, type ApiKey, type KeyCreatedBody, type KeyInput, type KeyPatchInput, type Scope } from '../types';
+import { type ApiKey, type KeyCreatedBody, type KeyInput, type KeyPatchInput, SCOPES, type Scope } from '../types';
 
 type Editing = { mode: 'create' } | { mode: 'edit'; key: ApiKey } | null;
 
@@ -53,7 +53,14 @@ export function KeysPage() {
         description="Your back end sends one of these keys with every API call (header x-service-api-key). Keep keys on your servers: never put one in a browser or an app."
         actions={
           editing?.mode !== 'create' && (
-            <button type="button" className="button button--primary" onClick={() => { setCreated(null); setEditing({ mode: 'create' }); }}>
+            <button
+              type="button"
+              className="button button--primary"
+              onClick={() => {
+                setCreated(null);
+                setEditing({ mode: 'create' });
+              }}
+            >
               New API key
             </button>
           )
@@ -68,7 +75,14 @@ export function KeysPage() {
             <label htmlFor="created-key-value" className="visually-hidden">
               Key value
             </label>
-            <input id="created-key-value" type="text" className="secret__value" readOnly value={created.key} onFocus={(e) => e.currentTarget.select()} />
+            <input
+              id="created-key-value"
+              type="text"
+              className="secret__value"
+              readOnly
+              value={created.key}
+              onFocus={(e) => e.currentTarget.select()}
+            />
             <CopyButton text={created.key} label="Copy key" className="button" />
           </div>
           <button type="button" className="button button--quiet" onClick={() => setCreated(null)}>
@@ -101,7 +115,16 @@ export function KeysPage() {
       ) : !keys.data ? (
         <Loading />
       ) : items.length === 0 ? (
-        <EmptyState title="No API keys yet" action={!editing && <button type="button" className="button button--primary" onClick={() => setEditing({ mode: 'create' })}>Create your first key</button>}>
+        <EmptyState
+          title="No API keys yet"
+          action={
+            !editing && (
+              <button type="button" className="button button--primary" onClick={() => setEditing({ mode: 'create' })}>
+                Create your first key
+              </button>
+            )
+          }
+        >
           <p>Create a key to let your back end write contacts and events and trigger campaigns.</p>
         </EmptyState>
       ) : (
@@ -123,8 +146,19 @@ export function KeysPage() {
                 </ul>
               ),
             },
-            { header: 'Status', cell: (k) => <Badge tone={STATE_TONE[k.state]} dot>{STATE_LABEL[k.state]}</Badge> },
-            { header: 'Expires', className: 'nowrap', cell: (k) => (k.expiresAt ? formatDateTime(k.expiresAt) : <span className="muted">Never</span>) },
+            {
+              header: 'Status',
+              cell: (k) => (
+                <Badge tone={STATE_TONE[k.state]} dot>
+                  {STATE_LABEL[k.state]}
+                </Badge>
+              ),
+            },
+            {
+              header: 'Expires',
+              className: 'nowrap',
+              cell: (k) => (k.expiresAt ? formatDateTime(k.expiresAt) : <span className="muted">Never</span>),
+            },
             { header: 'Created', className: 'nowrap', cell: (k) => formatDate(k.createdAt) },
             {
               header: 'Actions',
@@ -135,7 +169,14 @@ export function KeysPage() {
                   <button type="button" className="button button--small" onClick={() => void setActive(k, !k.active)}>
                     {k.active ? 'Switch off' : 'Switch on'}
                   </button>
-                  <button type="button" className="button button--small" onClick={() => { setCreated(null); setEditing({ mode: 'edit', key: k }); }}>
+                  <button
+                    type="button"
+                    className="button button--small"
+                    onClick={() => {
+                      setCreated(null);
+                      setEditing({ mode: 'edit', key: k });
+                    }}
+                  >
                     Edit
                   </button>
                   <ConfirmButton label="Delete" confirmLabel="Delete key" onConfirm={() => remove(k)} />
@@ -149,7 +190,15 @@ export function KeysPage() {
   );
 }
 
-function KeyForm({ editing, onCancel, onSaved }: { editing: NonNullable<Editing>; onCancel: () => void; onSaved: (created?: { id: string; name: string; key: string }) => Promise<void> }) {
+function KeyForm({
+  editing,
+  onCancel,
+  onSaved,
+}: {
+  editing: NonNullable<Editing>;
+  onCancel: () => void;
+  onSaved: (created?: { id: string; name: string; key: string }) => Promise<void>;
+}) {
   const existing = editing.mode === 'edit' ? editing.key : undefined;
   const [name, setName] = useState(existing?.name ?? '');
   const [scopes, setScopes] = useState<Scope[]>(existing?.scopes ?? ['leads:write', 'events:write', 'campaigns:trigger']);
@@ -160,14 +209,20 @@ function KeyForm({ editing, onCancel, onSaved }: { editing: NonNullable<Editing>
   const [busy, setBusy] = useState(false);
   const errors = useFormErrors();
 
-  const toggleScope = (scope: Scope, on: boolean) => setScopes((current) => (on ? [...current, scope] : current.filter((s) => s !== scope)));
+  const toggleScope = (scope: Scope, on: boolean) =>
+    setScopes((current) => (on ? [...current, scope] : current.filter((s) => s !== scope)));
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     setBusy(true);
     errors.clear();
     const ordered = SCOPES.map((s) => s.id).filter((s) => scopes.includes(s));
-    const body: KeyInput = { name: name.trim(), scopes: ordered, active, expiresAt: expires ? (expiryDay ? endOfDayUtc(expiryDay) : '') : null };
+    const body: KeyInput = {
+      name: name.trim(),
+      scopes: ordered,
+      active,
+      expiresAt: expires ? (expiryDay ? endOfDayUtc(expiryDay) : '') : null,
+    };
     try {
       if (existing) {
         await api.patch(`/keys/${encodeURIComponent(existing.id)}`, body);
@@ -187,16 +242,48 @@ function KeyForm({ editing, onCancel, onSaved }: { editing: NonNullable<Editing>
     <section className="card" aria-labelledby="key-form-title">
       <h2 id="key-form-title">{existing ? `Edit “${existing.name}”` : 'New API key'}</h2>
       <form onSubmit={submit} noValidate>
-        <TextField label="Name" hint="Who uses the key, e.g. “Shop back end”." value={name} onChange={(e) => setName(e.target.value)} error={errors.get('/name')} required autoFocus maxLength={255} />
+        <TextField
+          label="Name"
+          hint="Who uses the key, e.g. “Shop back end”."
+          value={name}
+          onChange={(e) => setName(e.target.value)}
+          error={errors.get('/name')}
+          required
+          autoFocus
+          maxLength={255}
+        />
         <FieldSet legend="Scopes" hint="What the key may do." error={errors.under('/scopes')} className="scopes">
           {SCOPES.map((s) => (
-            <CheckboxField key={s.id} label={<><code>{s.id}</code> <span className="muted">{s.hint}</span></>} checked={scopes.includes(s.id)} onChange={(e) => toggleScope(s.id, e.target.checked)} />
+            <CheckboxField
+              key={s.id}
+              label={
+                <>
+                  <code>{s.id}</code> <span className="muted">{s.hint}</span>
+                </>
+              }
+              checked={scopes.includes(s.id)}
+              onChange={(e) => toggleScope(s.id, e.target.checked)}
+            />
           ))}
         </FieldSet>
-        <CheckboxField label="Active" hint="An inactive key is refused with 403." checked={active} onChange={(e) => setActive(e.target.checked)} error={errors.get('/active')} />
+        <CheckboxField
+          label="Active"
+          hint="An inactive key is refused with 403."
+          checked={active}
+          onChange={(e) => setActive(e.target.checked)}
+          error={errors.get('/active')}
+        />
         <CheckboxField label="Expires automatically" checked={expires} onChange={(e) => setExpires(e.target.checked)} />
         {expires && (
-          <TextField label="Expiration date" type="date" hint="The key stops working at the end of this day (UTC)." value={expiryDay} onChange={(e) => setExpiryDay(e.target.value)} error={errors.get('/expiresAt')} className="field--narrow" />
+          <TextField
+            label="Expiration date"
+            type="date"
+            hint="The key stops working at the end of this day (UTC)."
+            value={expiryDay}
+            onChange={(e) => setExpiryDay(e.target.value)}
+            error={errors.get('/expiresAt')}
+            className="field--narrow"
+          />
         )}
         <FormAlert errors={errors} shown={['/name', '/scopes', '/scopes/*', '/active', ...(expires ? ['/expiresAt'] : [])]} />
         <div className="form-actions">

@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import { type FormEvent, useState } from 'react';
 import { api } from '../api';
 import { FormAlert, TextField, useFormErrors } from '../components/Form';
 import { PageHeader } from '../components/PageHeader';
@@ -36,12 +36,33 @@ export function KpisPage() {
   const items = kpis.data?.items ?? [];
   return (
     <>
-      <PageHeader title="KPIs" description="Running totals per contact. Each number your back end sends (kpis: {id: number}) is added to the contact's current value." />
+      <PageHeader
+        title="KPIs"
+        description="Running totals per contact. Each number your back end sends (kpis: {id: number}) is added to the contact's current value."
+      />
       <section className="card" aria-labelledby="new-kpi-title">
         <h2 id="new-kpi-title">New KPI</h2>
         <form onSubmit={submit} noValidate className="inline-form">
-          <TextField label="KPI id" hint="The key used in the API." value={id} onChange={(e) => setId(e.target.value)} error={errors.get('/id')} required maxLength={255} placeholder="e.g. ltv" />
-          <TextField label="Display name" hint="Shown in the panel." value={name} onChange={(e) => setName(e.target.value)} error={errors.get('/name')} required maxLength={255} placeholder="e.g. Lifetime value" />
+          <TextField
+            label="KPI id"
+            hint="The key used in the API."
+            value={id}
+            onChange={(e) => setId(e.target.value)}
+            error={errors.get('/id')}
+            required
+            maxLength={255}
+            placeholder="e.g. ltv"
+          />
+          <TextField
+            label="Display name"
+            hint="Shown in the panel."
+            value={name}
+            onChange={(e) => setName(e.target.value)}
+            error={errors.get('/name')}
+            required
+            maxLength={255}
+            placeholder="e.g. Lifetime value"
+          />
           <div className="inline-form__submit">
             <button type="submit" className="button button--primary" disabled={busy}>
               {busy ? 'Adding…' : 'Add KPI'}

@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import { type FormEvent, useState } from 'react';
 import { api } from '../api';
 import { FormAlert, TextField, useFormErrors } from '../components/Form';
 import { useTitle } from '../hooks';
@@ -40,8 +40,25 @@ export function LoginPage({ onSignedIn, expired }: { onSignedIn: (session: Sessi
           </p>
         )}
         <form onSubmit={submit} noValidate>
-          <TextField label="Email" type="email" autoComplete="username" value={email} onChange={(e) => setEmail(e.target.value)} error={errors.get('/email')} required autoFocus />
-          <TextField label="Password" type="password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} error={errors.get('/password')} required />
+          <TextField
+            label="Email"
+            type="email"
+            autoComplete="username"
+            value={email}
+            onChange={(e) => setEmail(e.target.value)}
+            error={errors.get('/email')}
+            required
+            autoFocus
+          />
+          <TextField
+            label="Password"
+            type="password"
+            autoComplete="current-password"
+            value={password}
+            onChange={(e) => setPassword(e.target.value)}
+            error={errors.get('/password')}
+            required
+          />
           <FormAlert errors={errors} shown={['/email', '/password']} />
           <button type="submit" className="button button--primary button--block" disabled={busy}>
             {busy ? 'Signing in…' : 'Sign in'}

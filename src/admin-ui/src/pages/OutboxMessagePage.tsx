@@ -1,4 +1,5 @@
 import { Link, useParams } from 'react-router';
+import { CHANNEL_UI } from '../channels/registry';
 import { Badge } from '../components/Badge';
 import { MessageFrame } from '../components/MessageFrame';
 import { PageHeader } from '../components/PageHeader';
@@ -6,7 +7,6 @@ import { ErrorState, Loading } from '../components/States';
 import { formatDateTime } from '../format';
 import { useApi } from '../hooks';
 import type { OutboxMessage } from '../types';
-import { CHANNEL_UI } from '../channels/registry';
 
 /**
  * One kept message. Its HTML comes untracked from the server (no open pixel, original links), so
@@ -34,7 +34,11 @@ export function OutboxMessagePage() {
   return (
     <>
       {back}
-      <PageHeader title={m.subject || CHANNEL_UI[m.channel].untitled.page} documentTitle="Outbox message" meta={<Badge tone={CHANNEL_UI[m.channel].tone}>{CHANNEL_UI[m.channel].label}</Badge>} />
+      <PageHeader
+        title={m.subject || CHANNEL_UI[m.channel].untitled.page}
+        documentTitle="Outbox message"
+        meta={<Badge tone={CHANNEL_UI[m.channel].tone}>{CHANNEL_UI[m.channel].label}</Badge>}
+      />
       <section className="card" aria-label="Envelope">
         <dl className="props props--inline">
           <div className="props__row">

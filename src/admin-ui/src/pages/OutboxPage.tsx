@@ -1,5 +1,6 @@
 import { Link, useSearchParams } from 'react-router';
 import { query } from '../api';
+import { CHANNEL_UI } from '../channels/registry';
 import { Badge } from '../components/Badge';
 import { PageHeader } from '../components/PageHeader';
 import { EmptyState, ErrorState, Loading } from '../components/States';
@@ -7,7 +8,6 @@ import { Table } from '../components/Table';
 import { formatDateTime } from '../format';
 import { useApi, usePaged } from '../hooks';
 import type { Campaign, OutboxItem } from '../types';
-import { CHANNEL_UI } from '../channels/registry';
 
 export function OutboxPage() {
   const [params, setParams] = useSearchParams();
@@ -68,7 +68,12 @@ export function OutboxPage() {
               { header: 'Channel', cell: (m) => <Badge tone={CHANNEL_UI[m.channel].tone}>{CHANNEL_UI[m.channel].label}</Badge> },
               {
                 header: 'Campaign',
-                cell: (m) => (m.campaignId ? <Link to={`/campaigns/${encodeURIComponent(m.campaignId)}`}>{names.get(m.campaignId) ?? m.campaignId}</Link> : <span className="muted">—</span>),
+                cell: (m) =>
+                  m.campaignId ? (
+                    <Link to={`/campaigns/${encodeURIComponent(m.campaignId)}`}>{names.get(m.campaignId) ?? m.campaignId}</Link>
+                  ) : (
+                    <span className="muted">—</span>
+                  ),
               },
               { header: 'Kept at', className: 'nowrap', cell: (m) => formatDateTime(m.createdAt) },
             ]}

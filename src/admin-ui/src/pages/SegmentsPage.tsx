@@ -17,7 +17,11 @@ export function SegmentsPage() {
   );
   return (
     <>
-      <PageHeader title="Segments" description="Groups of contacts by what they did (events), their tags and their field values." actions={items.length > 0 && newButton} />
+      <PageHeader
+        title="Segments"
+        description="Groups of contacts by what they did (events), their tags and their field values."
+        actions={items.length > 0 && newButton}
+      />
       {segments.error ? (
         <ErrorState error={segments.error} onRetry={segments.reload} />
       ) : !segments.data ? (

@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import { type FormEvent, useState } from 'react';
 import { api, errorMessage } from '../api';
 import { Badge } from '../components/Badge';
 import { ConfirmButton } from '../components/Confirm';
@@ -53,12 +53,32 @@ export function UsersPage() {
   const items = users.data?.items ?? [];
   return (
     <>
-      <PageHeader title="Users" description="People who sign in to this panel. Administrators manage API keys and users; members do everything else." />
+      <PageHeader
+        title="Users"
+        description="People who sign in to this panel. Administrators manage API keys and users; members do everything else."
+      />
       <section className="card" aria-labelledby="invite-title">
         <h2 id="invite-title">Invite a user</h2>
         <form onSubmit={submit} noValidate className="inline-form">
-          <TextField label="Email" type="email" value={email} onChange={(e) => setEmail(e.target.value)} error={errors.get('/email')} autoComplete="off" required />
-          <TextField label="First password" type="password" value={password} onChange={(e) => setPassword(e.target.value)} error={errors.get('/password')} autoComplete="new-password" hint="At least 8 characters; share it with them privately." required />
+          <TextField
+            label="Email"
+            type="email"
+            value={email}
+            onChange={(e) => setEmail(e.target.value)}
+            error={errors.get('/email')}
+            autoComplete="off"
+            required
+          />
+          <TextField
+            label="First password"
+            type="password"
+            value={password}
+            onChange={(e) => setPassword(e.target.value)}
+            error={errors.get('/password')}
+            autoComplete="new-password"
+            hint="At least 8 characters; share it with them privately."
+            required
+          />
           <SelectField label="Role" value={role} onChange={(e) => setRole(e.target.value as Role)} error={errors.get('/role')}>
             <option value="member">Member</option>
             <option value="admin">Administrator</option>
@@ -101,9 +121,17 @@ export function UsersPage() {
                 </>
               ),
             },
-            { header: 'Role', cell: (u) => <Badge tone={u.role === 'admin' ? 'violet' : 'gray'}>{u.role === 'admin' ? 'Administrator' : 'Member'}</Badge> },
+            {
+              header: 'Role',
+              cell: (u) => <Badge tone={u.role === 'admin' ? 'violet' : 'gray'}>{u.role === 'admin' ? 'Administrator' : 'Member'}</Badge>,
+            },
             { header: 'Added', className: 'nowrap', cell: (u) => formatDate(u.createdAt) },
-            { header: 'Actions', className: 'actions', cell: (u) => (u.id === session.user.id ? null : <ConfirmButton label="Remove" confirmLabel="Remove user" onConfirm={() => remove(u)} />) },
+            {
+              header: 'Actions',
+              className: 'actions',
+              cell: (u) =>
+                u.id === session.user.id ? null : <ConfirmButton label="Remove" confirmLabel="Remove user" onConfirm={() => remove(u)} />,
+            },
           ]}
         />
       )}

@@ -1,7 +1,7 @@
 import type { Db } from '../../../db/connect.js';
 import { AppError } from '../../../errors.js';
 import { findUserForSignIn, hashPassword, verifyPassword } from '../../users/users.service.js';
-import { openSession, readSession, type AdminSession } from './sessions.js';
+import { type AdminSession, openSession, readSession } from './sessions.js';
 import { attemptFailed, attemptSucceeded, countAttempt } from './throttle.js';
 
 /**
@@ -17,7 +17,12 @@ const dummy = () => (dummyHash ??= hashPassword('herald-no-such-user'));
  * locked-out guesser learns nothing, not even whether the password was right, and concurrent
  * guesses cannot get past the count), then one answer for unknown email and wrong password.
  */
-export async function signIn(db: Db, input: { email: string; password: string }, ip: string, now = Date.now()): Promise<{ token: string; session: AdminSession }> {
+export async function signIn(
+  db: Db,
+  input: { email: string; password: string },
+  ip: string,
+  now = Date.now(),
+): Promise<{ token: string; session: AdminSession }> {
   const email = input.email.trim().toLowerCase();
   const attempt = await countAttempt(db, email, ip, now);
 

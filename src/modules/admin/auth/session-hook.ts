@@ -3,7 +3,7 @@ import type { Config } from '../../../config.js';
 import { safeEqual } from '../../../crypto.js';
 import type { Db } from '../../../db/connect.js';
 import { AppError } from '../../../errors.js';
-import { readSession, SESSION_COOKIE, SESSION_TTL_MS, type AdminSession } from './sessions.js';
+import { type AdminSession, readSession, SESSION_COOKIE, SESSION_TTL_MS } from './sessions.js';
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -12,7 +12,10 @@ export async function deleteExpiredSessions(db: Queryable, now: number): Promise
 }
 
 export async function insertSession(db: Queryable, accountId: string, row: Omit<SessionsTable, 'account_id'>): Promise<void> {
-  await kyselyOf(db).insertInto('sessions').values({ ...row, account_id: accountId }).execute();
+  await kyselyOf(db)
+    .insertInto('sessions')
+    .values({ ...row, account_id: accountId })
+    .execute();
 }
 
 /** The session with its user and account as they are now. */
@@ -21,7 +24,18 @@ export async function findSessionWithUser(db: Queryable, sessionId: string) {
     .selectFrom('sessions as s')
     .innerJoin('users as u', 'u.id', 's.user_id')
     .innerJoin('accounts as a', 'a.id', 's.account_id')
-    .select(['s.id', 's.user_id', 's.account_id', 's.csrf_token', 's.expires_at', 'u.email', 'u.role', 'u.account_id as user_account', 'a.name', 'a.plan'])
+    .select([
+      's.id',
+      's.user_id',
+      's.account_id',
+      's.csrf_token',
+      's.expires_at',
+      'u.email',
+      'u.role',
+      'u.account_id as user_account',
+      'a.name',
+      'a.plan',
+    ])
     .where('s.id', '=', sessionId)
     .executeTakeFirst();
 }

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import type { Db } from '../../../db/connect.js';
-import { sha256Hex } from '../../../crypto.js';
 import type { Session } from '../../../contract/admin/session.js';
 import type { Plan, UserRole as Role } from '../../../contract/constants.js';
+import { sha256Hex } from '../../../crypto.js';
+import type { Db } from '../../../db/connect.js';
 import * as repo from './sessions.repo.js';
 
 export const SESSION_COOKIE = 'herald_session';
@@ -41,12 +41,22 @@ export function presentSession(session: AdminSession): Session {
  * Opens a session for the user. The cookie carries 32 random bytes; the database keeps only
  * their SHA-256, so reading the sessions table signs nobody in.
  */
-export async function openSession(db: Db, user: { id: string; accountId: string }, now: number): Promise<{ token: string; expiresAt: number }> {
+export async function openSession(
+  db: Db,
+  user: { id: string; accountId: string },
+  now: number,
+): Promise<{ token: string; expiresAt: number }> {
   const token = randomBytes(32).toString('base64url');
   const expiresAt = now + SESSION_TTL_MS;
   // Expired sessions of anyone go at sign-in: the table never grows with abandoned ones.
   await repo.deleteExpiredSessions(db, now);
-  await repo.insertSession(db, user.accountId, { id: sha256Hex(token), user_id: user.id, csrf_token: randomBytes(32).toString('base64url'), expires_at: expiresAt, created_at: now });
+  await repo.insertSession(db, user.accountId, {
+    id: sha256Hex(token),
+    user_id: user.id,
+    csrf_token: randomBytes(32).toString('base64url'),
+    expires_at: expiresAt,
+    created_at: now,
+  });
   return { token, expiresAt };
 }
 

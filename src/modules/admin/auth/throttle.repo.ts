@@ -11,7 +11,13 @@ import { kyselyOf, type Queryable } from '../../../db/queryable.js';
  * once the old one is over, in one upsert; the window's start when a place was taken,
  * undefined when the window is full (the row then stays as it is).
  */
-export async function takeThrottlePlace(db: Queryable, subject: string, now: number, windowMs: number, max: number): Promise<number | undefined> {
+export async function takeThrottlePlace(
+  db: Queryable,
+  subject: string,
+  now: number,
+  windowMs: number,
+  max: number,
+): Promise<number | undefined> {
   const windowOver = sql<boolean>`login_throttle.window_start <= ${now - windowMs}`;
   const row = await kyselyOf(db)
     .insertInto('login_throttle')

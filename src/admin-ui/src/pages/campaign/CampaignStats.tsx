@@ -67,7 +67,12 @@ export function CampaignStats({ campaignId }: { campaignId: string }) {
         {stats.data.days.length === 0 ? (
           <p className="muted">No activity in this period.</p>
         ) : (
-          <LineChart<StatsDay> title={`Over the last ${days} days`} rows={stats.data.days} series={SERIES} value={(row, key) => Number(row[key as keyof StatsDay]) || 0} />
+          <LineChart<StatsDay>
+            title={`Over the last ${days} days`}
+            rows={stats.data.days}
+            series={SERIES}
+            value={(row, key) => Number(row[key as keyof StatsDay]) || 0}
+          />
         )}
       </section>
     </div>

@@ -1,11 +1,11 @@
 import { useState } from 'react';
 import { Link } from 'react-router';
-import { api, ApiError, errorMessage } from '../../api';
-import { ContactPicker } from '../../components/ContactPicker';
 import type { Channel } from '../../../../contract/constants';
+import { ApiError, api, errorMessage } from '../../api';
 import { CHANNEL_UI } from '../../channels/registry';
+import { ContactPicker } from '../../components/ContactPicker';
 import type { ContactSummary, EmailPreview, WhatsappPreview } from '../../types';
-import { contentOf, type CampaignForm } from './model';
+import { type CampaignForm, contentOf } from './model';
 
 /** The preview's answer, with the channel it was rendered for (the form may switch channel since). */
 type Result = { channel: Channel; preview: EmailPreview | WhatsappPreview };
@@ -36,7 +36,10 @@ export function PreviewPanel({ campaignId, form, dirty }: { campaignId: string |
     setError(null);
     setTestSent(null);
     try {
-      const answer = await api.post<EmailPreview | WhatsappPreview>(`/campaigns/${encodeURIComponent(campaignId)}/preview`, { contactId: contact.id, campaign: contentOf(form) });
+      const answer = await api.post<EmailPreview | WhatsappPreview>(`/campaigns/${encodeURIComponent(campaignId)}/preview`, {
+        contactId: contact.id,
+        campaign: contentOf(form),
+      });
       setResult({ channel: form.channel, preview: answer });
     } catch (err) {
       setError(err);
@@ -52,7 +55,9 @@ export function PreviewPanel({ campaignId, form, dirty }: { campaignId: string |
     setError(null);
     setTestSent(null);
     try {
-      const answer = await api.post<{ sendId: string }>(`/campaigns/${encodeURIComponent(campaignId)}/test-send`, { contactId: contact.id });
+      const answer = await api.post<{ sendId: string }>(`/campaigns/${encodeURIComponent(campaignId)}/test-send`, {
+        contactId: contact.id,
+      });
       setTestSent(answer.sendId);
     } catch (err) {
       setError(err);
@@ -66,7 +71,14 @@ export function PreviewPanel({ campaignId, form, dirty }: { campaignId: string |
   return (
     <section className="card preview" aria-labelledby="preview-title">
       <h2 id="preview-title">Preview and test</h2>
-      <ContactPicker label="Preview for contact" value={contact} onChange={(c) => { setContact(c); setResult(null); }} />
+      <ContactPicker
+        label="Preview for contact"
+        value={contact}
+        onChange={(c) => {
+          setContact(c);
+          setResult(null);
+        }}
+      />
       <div className="form-actions">
         <button type="button" className="button" onClick={preview} disabled={!contact || busy !== null}>
           {busy === 'preview' ? 'Rendering…' : 'Preview'}
@@ -92,12 +104,11 @@ export function PreviewPanel({ campaignId, form, dirty }: { campaignId: string |
       )}
       {testSent && (
         <p className="alert alert--success" role="status">
-          Test message queued ({testSent}). Without an SMTP server it lands in the <Link to={`/outbox?campaignId=${encodeURIComponent(campaignId)}`}>outbox</Link>.
+          Test message queued ({testSent}). Without an SMTP server it lands in the{' '}
+          <Link to={`/outbox?campaignId=${encodeURIComponent(campaignId)}`}>outbox</Link>.
         </p>
       )}
-      <div aria-live="polite">
-        {result && PreviewView && <PreviewView preview={result.preview} contact={contact} />}
-      </div>
+      <div aria-live="polite">{result && PreviewView && <PreviewView preview={result.preview} contact={contact} />}</div>
     </section>
   );
 }

@@ -4,7 +4,14 @@ import { formatDateTime, formatTimestamp } from '../../format';
 import { useApi, useInterval } from '../../hooks';
 import type { WebhookDelivery } from '../../types';
 
-const TONE: Record<string, Tone> = { delivered: 'green', succeeded: 'green', success: 'green', failed: 'red', pending: 'blue', retrying: 'amber' };
+const TONE: Record<string, Tone> = {
+  delivered: 'green',
+  succeeded: 'green',
+  success: 'green',
+  failed: 'red',
+  pending: 'blue',
+  retrying: 'amber',
+};
 
 /** Each webhook delivery of the campaign's sends, with every attempt (time, answer, duration). */
 export function WebhookDeliveries({ campaignId, hasWebhooks }: { campaignId: string; hasWebhooks: boolean }) {
@@ -16,7 +23,11 @@ export function WebhookDeliveries({ campaignId, hasWebhooks }: { campaignId: str
   if (items.length === 0) {
     return (
       <EmptyState title="No webhook deliveries yet">
-        <p>{hasWebhooks ? 'Each send of this campaign posts the contact to its webhooks; the deliveries and their attempts show here.' : 'This campaign has no webhooks. Add up to 3 in its settings.'}</p>
+        <p>
+          {hasWebhooks
+            ? 'Each send of this campaign posts the contact to its webhooks; the deliveries and their attempts show here.'
+            : 'This campaign has no webhooks. Add up to 3 in its settings.'}
+        </p>
       </EmptyState>
     );
   }
@@ -52,7 +63,9 @@ export function WebhookDeliveries({ campaignId, hasWebhooks }: { campaignId: str
                       <tr>
                         <th scope="col">At</th>
                         <th scope="col">Answer</th>
-                        <th scope="col" className="num">Duration</th>
+                        <th scope="col" className="num">
+                          Duration
+                        </th>
                         <th scope="col">Error</th>
                       </tr>
                     </thead>
@@ -60,7 +73,13 @@ export function WebhookDeliveries({ campaignId, hasWebhooks }: { campaignId: str
                       {d.attempts.map((a, i) => (
                         <tr key={i}>
                           <td className="nowrap">{formatTimestamp(a.at)}</td>
-                          <td>{a.statusCode ? <Badge tone={a.statusCode < 300 ? 'green' : 'red'}>{a.statusCode}</Badge> : <span className="muted">no answer</span>}</td>
+                          <td>
+                            {a.statusCode ? (
+                              <Badge tone={a.statusCode < 300 ? 'green' : 'red'}>{a.statusCode}</Badge>
+                            ) : (
+                              <span className="muted">no answer</span>
+                            )}
+                          </td>
                           <td className="num">{a.durationMs !== null && a.durationMs !== undefined ? `${a.durationMs} ms` : '—'}</td>
                           <td>{a.error ?? <span className="muted">—</span>}</td>
                         </tr>

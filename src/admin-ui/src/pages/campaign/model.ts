@@ -1,25 +1,9 @@
 import { MAX_WEBHOOKS } from '../../../../contract/constants';
 import { CHANNEL_UI } from '../../channels/registry';
-import type { Campaign, CampaignInput, Channel } from '../../types';
+import type { Campaign, CampaignInput } from '../../types';
+import type { CampaignForm } from './form';
 
-/** The campaign form as the user edits it: numbers stay text until sent. */
-export interface CampaignForm {
-  name: string;
-  channel: Channel;
-  schedule: 'api' | 'manual';
-  mode: 'immediate' | 'delay';
-  delaySeconds: string;
-  reentry: boolean;
-  cooldownDays: string;
-  from: string;
-  subject: string;
-  html: string;
-  text: string;
-  whatsappTemplate: string;
-  language: string;
-  whatsappParams: string[];
-  webhooks: string[];
-}
+export type { CampaignForm };
 
 export { MAX_WEBHOOKS };
 
@@ -106,4 +90,22 @@ export function sameForm(a: CampaignForm, b: CampaignForm): boolean {
 }
 
 /** Paths the settings form shows next to a field. */
-export const SHOWN_PATHS = ['/name', '/channel', '/schedule', '/mode', '/delaySeconds', '/reentry', '/cooldownDays', '/from', '/subject', '/html', '/text', '/whatsappTemplate', '/language', '/whatsappParams', '/whatsappParams/*', '/webhooks', '/webhooks/*'];
+export const SHOWN_PATHS = [
+  '/name',
+  '/channel',
+  '/schedule',
+  '/mode',
+  '/delaySeconds',
+  '/reentry',
+  '/cooldownDays',
+  '/from',
+  '/subject',
+  '/html',
+  '/text',
+  '/whatsappTemplate',
+  '/language',
+  '/whatsappParams',
+  '/whatsappParams/*',
+  '/webhooks',
+  '/webhooks/*',
+];

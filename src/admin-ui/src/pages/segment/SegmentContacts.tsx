@@ -1,10 +1,10 @@
 import { Link } from 'react-router';
+import { errorMessage } from '../../api';
 import { Badge } from '../../components/Badge';
 import { ErrorState, Loading } from '../../components/States';
 import { formatNumber } from '../../format';
 import { usePaged } from '../../hooks';
 import type { ContactSummary } from '../../types';
-import { errorMessage } from '../../api';
 
 export type PreviewState =
   | { state: 'idle' }
@@ -18,7 +18,12 @@ export type PreviewState =
  */
 export function SegmentContacts({ segmentId, preview }: { segmentId: string | undefined; preview: PreviewState }) {
   return (
-    <section className="card segment-result" aria-labelledby="segment-result-title" aria-live="polite" aria-busy={preview.state === 'loading'}>
+    <section
+      className="card segment-result"
+      aria-labelledby="segment-result-title"
+      aria-live="polite"
+      aria-busy={preview.state === 'loading'}
+    >
       <h2 id="segment-result-title">Matching contacts</h2>
       {segmentId ? <SavedContacts segmentId={segmentId} /> : <Preview preview={preview} />}
     </section>
@@ -33,7 +38,9 @@ function Preview({ preview }: { preview: PreviewState }) {
     <>
       <Count count={preview.count} note="Preview of the unsaved criteria" />
       <ContactList items={preview.items} />
-      {preview.count > preview.items.length && <p className="muted small">Showing the first {preview.items.length}. Save the segment to page through all of them.</p>}
+      {preview.count > preview.items.length && (
+        <p className="muted small">Showing the first {preview.items.length}. Save the segment to page through all of them.</p>
+      )}
     </>
   );
 }

@@ -58,7 +58,7 @@ export function criteriaOf(f: CriteriaForm): Criteria {
 
 /** True when the criteria say something: an event with a type, a tag or a field. */
 export function hasCriteria(c: Criteria): boolean {
-  return Boolean((c.event && c.event.type) || c.tags?.length || c.fields?.length);
+  return Boolean(c.event?.type || c.tags?.length || c.fields?.length);
 }
 
 /** One line in words, for the segment list. */
