@@ -121,4 +121,16 @@ describe("a wrong choice answers the campaign settings' message", () => {
     );
     assert.equal(detail(res, '/campaign/mode'), 'mode must be immediate or delay');
   });
+
+  test("a custom field's type: the enumeration of the contract, with the message the CLI gives", async () => {
+    const { panel } = await signedIn(t);
+    const res = assertError(await panel.post('/fields', { name: 'Colour', type: 'color' }), 400, 'Validation Error', '/type');
+    assert.deepEqual(res.details, [
+      { path: '/type', message: 'type must be one of string, number, date, boolean, location, phone, array' },
+    ]);
+    const doc = await adminDocument();
+    const body = resolve(doc, doc.paths['/admin/api/fields'].post.requestBody.content['application/json'].schema);
+    assert.deepEqual(body.properties.type.enum, ['string', 'number', 'date', 'boolean', 'location', 'phone', 'array']);
+    assert.equal((await panel.get('/fields')).body.items.length, 0, 'nothing was created');
+  });
 });

@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { OneOf } from '../common.js';
+import { Choice, OneOf } from '../common.js';
 import { FIELD_TYPES } from '../constants.js';
 
 /** Custom fields and KPIs of the account (docs/admin-api.md, Custom fields and KPIs). */
@@ -14,12 +14,9 @@ export type CustomField = Static<typeof CustomFieldItem>;
 export const CustomFieldList = Type.Object({ items: Type.Array(CustomFieldItem) });
 export type CustomFieldListBody = Static<typeof CustomFieldList>;
 
-/*
- * The type is a string here, not the enum: the service answers an unknown one with
- * `type must be one of string, number, …` at /type (the message the panel and the CLI show).
- */
+/** A wrong type keeps the message the CLI (through the service) gives: `type must be one of string, number, …` at /type. */
 export const CustomFieldBody = Type.Object(
-  { name: Type.String(), type: Type.String({ description: `one of ${FIELD_TYPES.join(', ')}` }) },
+  { name: Type.String(), type: Choice(FIELD_TYPES, `type must be one of ${FIELD_TYPES.join(', ')}`) },
   { additionalProperties: false },
 );
 export type CustomFieldInput = Static<typeof CustomFieldBody>;
