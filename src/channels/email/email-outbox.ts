@@ -1,23 +1,14 @@
 import type { Logger } from 'pino';
 import type { Db } from '../../db/connect.js';
-import { emailTracking } from '../../modules/tracking/email-links.js';
-import { unsubscribeUrl } from '../../modules/unsubscribe/unsubscribe-token.js';
-import { renderEmail } from '../../rendering/email.js';
 import type { DeliveryReceipt, DeliveryRequest, Transport } from '../channel.js';
 import { type OutboxConfig, storeInOutbox } from '../outbox.js';
+import { renderEmailOf } from './render-request.js';
 
 /** Email without SMTP_URL: the email exactly as SMTP would get it (tracked links, headers), kept in the outbox. */
 export function createEmailOutboxTransport(config: OutboxConfig, db: Db, logger: Logger): Transport {
   return {
     async deliver(request: DeliveryRequest): Promise<DeliveryReceipt> {
-      const email = await renderEmail({
-        campaign: request.campaign,
-        contact: request.contact,
-        to: request.to,
-        sendId: request.send.id,
-        unsubscribeUrl: unsubscribeUrl(config, request.send.id),
-        tracking: emailTracking(config, request.send.id),
-      });
+      const email = await renderEmailOf(config, request);
       const id = await storeInOutbox(db, request, {
         channel: 'email',
         from_address: email.from,

@@ -1,10 +1,9 @@
 import nodemailer, { type NodemailerError } from 'nodemailer';
 import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
-import { emailTracking } from '../../modules/tracking/email-links.js';
-import { unsubscribeUrl } from '../../modules/unsubscribe/unsubscribe-token.js';
-import { type RenderedEmail, renderEmail } from '../../rendering/email.js';
+import type { RenderedEmail } from '../../rendering/email.js';
 import { DeliveryError, type DeliveryReceipt, type DeliveryRequest, type Transport } from '../channel.js';
+import { renderEmailOf } from './render-request.js';
 
 /**
  * Pool settings. Five connections reach ~320–370 messages/s to a local server (design.md);
@@ -50,14 +49,7 @@ export function createSmtpTransport(config: Pick<Config, 'smtpUrl' | 'publicUrl'
 
   return {
     async deliver(request: DeliveryRequest): Promise<DeliveryReceipt> {
-      const email = await renderEmail({
-        campaign: request.campaign,
-        contact: request.contact,
-        to: request.to,
-        sendId: request.send.id,
-        unsubscribeUrl: unsubscribeUrl(config, request.send.id),
-        tracking: emailTracking(config, request.send.id),
-      });
+      const email = await renderEmailOf(config, request);
       try {
         const info = await transport.sendMail(toMailOptions(email));
         logger.debug({ sendId: request.send.id, messageId: info.messageId }, 'email accepted by smtp server');
