@@ -46,17 +46,6 @@ export async function claimDue(db: Db, now: number, leaseMs: number, limit: numb
     .execute();
 }
 
-/** The campaign's sealed `whsec_` secret, or undefined when the campaign is gone. */
-export async function sealedSecretOf(db: Queryable, accountId: string, campaignId: string): Promise<string | undefined> {
-  const row = await kyselyOf(db)
-    .selectFrom('campaigns')
-    .select('webhook_secret')
-    .where('account_id', '=', accountId)
-    .where('id', '=', campaignId)
-    .executeTakeFirst();
-  return row?.webhook_secret;
-}
-
 export interface AttemptRecord {
   attemptedAt: number;
   finishedAt: number;

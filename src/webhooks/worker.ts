@@ -5,9 +5,10 @@ import type { Config } from '../config.js';
 import type { Db } from '../db/connect.js';
 import { retryAt } from '../jobs/backoff.js';
 import { JobRunner } from '../jobs/runner.js';
+import { findSealedWebhookSecret } from '../modules/campaigns/campaigns.service.js';
 import { openWebhookSecret } from '../modules/campaigns/webhook-secret.js';
 import { WEBHOOK_RETRY } from './backoff.js';
-import { type ClaimedDelivery, claimDue, nextWakeAt, recordAttempt, sealedSecretOf } from './deliveries.repo.js';
+import { type ClaimedDelivery, claimDue, nextWakeAt, recordAttempt } from './deliveries.repo.js';
 import { webhookMessageId } from './enqueue.js';
 import { type PostOutcome, postWebhook } from './http-post.js';
 
@@ -151,7 +152,7 @@ export class WebhookWorker {
   }
 
   private async attempt(row: ClaimedDelivery, at: number): Promise<PostOutcome> {
-    const sealed = await sealedSecretOf(this.db, row.account_id, row.campaign_id);
+    const sealed = await findSealedWebhookSecret(this.db, row.account_id, row.campaign_id);
     if (sealed === undefined) return { statusCode: null, error: 'campaign not found: cannot sign' };
     const msgId = webhookMessageId(row.id);
     const timestamp = new Date(at);

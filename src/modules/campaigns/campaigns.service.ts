@@ -114,6 +114,11 @@ export async function getWebhookSecret(db: Db, config: Pick<Config, 'secret'>, a
   return openWebhookSecret(config, sealed);
 }
 
+/** The campaign's sealed (encrypted) `whsec_` secret, or undefined when the campaign is gone (the webhook worker opens it). */
+export function findSealedWebhookSecret(db: Queryable, accountId: string, campaignId: string): Promise<string | undefined> {
+  return repo.selectWebhookSecret(db, accountId, campaignId);
+}
+
 /** The account's campaigns, oldest first, each with its webhooks (two queries in all). */
 export async function listCampaigns(db: Db, accountId: string): Promise<Campaign[]> {
   await requireAccount(db, accountId);
