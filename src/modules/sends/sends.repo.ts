@@ -17,11 +17,12 @@ export const COUNTED: SendStatus[] = ['pending', 'queued', 'sending', 'sent', 'e
  * another's. Undefined when the contact is not the account's.
  */
 export async function lockContact(
-  tx: Tx,
+  db: Queryable,
   engine: Engine,
   accountId: string,
   contactId: string,
 ): Promise<{ optedOut: boolean } | undefined> {
+  const tx = kyselyOf(db);
   const lock = engine === 'postgres' ? sql`for update` : sql``;
   const { rows } = await sql<{
     opted_out: number;
@@ -46,7 +47,8 @@ export interface RecipientState {
  * in the locking statement, or before the restart, could miss a write the trigger waited for
  * (an address being added, a pending send a worker just claimed).
  */
-export async function recipientState(tx: Tx, accountId: string, contactId: string, campaignId: string): Promise<RecipientState> {
+export async function recipientState(db: Queryable, accountId: string, contactId: string, campaignId: string): Promise<RecipientState> {
+  const tx = kyselyOf(db);
   // Addresses by contact id alone (lockContact checked the account): the contact indexes serve it in order.
   const { rows } = await sql<{ email: string | null; phone: string | null; last_receipt: number | null; allowance: number | null }>`
     select (select email from contact_emails where contact_id = ${contactId} order by position limit 1) as email,
@@ -63,13 +65,15 @@ export async function recipientState(tx: Tx, accountId: string, contactId: strin
 }
 
 /** Likewise for the account's allowance count. Always taken after the contact lock. */
-export async function lockAccount(tx: Tx, engine: Engine, accountId: string): Promise<void> {
+export async function lockAccount(db: Queryable, engine: Engine, accountId: string): Promise<void> {
+  const tx = kyselyOf(db);
   if (engine !== 'postgres') return;
   await sql`select id from accounts where id = ${accountId} for update`.execute(tx);
 }
 
 /** Moves a pending send's due time; returns its id, or undefined when none is pending. */
-export async function restartPending(tx: Tx, accountId: string, campaignId: string, contactId: string, dueAt: number, now: number) {
+export async function restartPending(db: Queryable, accountId: string, campaignId: string, contactId: string, dueAt: number, now: number) {
+  const tx = kyselyOf(db);
   const row = await tx
     .updateTable('sends')
     .set({ due_at: dueAt, updated_at: now })
@@ -86,7 +90,8 @@ export async function restartPending(tx: Tx, accountId: string, campaignId: stri
  * When the contact last received the campaign (epoch ms), or undefined if never; `excludeSendId`
  * skips a send itself. A test send from the admin panel is not a receipt: it never blocks re-entry.
  */
-export async function lastReceipt(tx: Tx, accountId: string, campaignId: string, contactId: string, excludeSendId?: string) {
+export async function lastReceipt(db: Queryable, accountId: string, campaignId: string, contactId: string, excludeSendId?: string) {
+  const tx = kyselyOf(db);
   const row = await lastReceiptQuery(tx, accountId, campaignId, contactId, excludeSendId).executeTakeFirst();
   return row?.at == null ? undefined : Number(row.at);
 }
@@ -109,7 +114,8 @@ function lastReceiptQuery(tx: Tx, accountId: string, campaignId: string, contact
  * one row per receiving send, for the caller to take the latest of each pair but the send it
  * checks. Rows of another account than the pair's are the caller's to drop.
  */
-export async function receiptsOf(tx: Tx, pairs: { campaignId: string; contactId: string }[]) {
+export async function receiptsOf(db: Queryable, pairs: { campaignId: string; contactId: string }[]) {
+  const tx = kyselyOf(db);
   if (pairs.length === 0) return [];
   const rows = await tx
     .selectFrom('sends')
@@ -123,7 +129,8 @@ export async function receiptsOf(tx: Tx, pairs: { campaignId: string; contactId:
 }
 
 /** Sends counted against the monthly allowance since `since`; test sends from the admin panel never count. */
-export async function countSendsSince(tx: Tx, accountId: string, since: number): Promise<number> {
+export async function countSendsSince(db: Queryable, accountId: string, since: number): Promise<number> {
+  const tx = kyselyOf(db);
   const row = await tx
     .selectFrom('sends')
     .select((eb) => eb.fn.countAll<number>().as('n'))
@@ -136,7 +143,8 @@ export async function countSendsSince(tx: Tx, accountId: string, since: number):
 }
 
 /** `test` is set only by the admin panel's test send; real sends leave it to its default (0). */
-export async function insertSend(tx: Tx, send: SendsTable & { test?: Bool }): Promise<void> {
+export async function insertSend(db: Queryable, send: SendsTable & { test?: Bool }): Promise<void> {
+  const tx = kyselyOf(db);
   await tx.insertInto('sends').values(send).execute();
 }
 
@@ -144,7 +152,8 @@ export async function insertSend(tx: Tx, send: SendsTable & { test?: Bool }): Pr
  * A campaign's real sends grouped by status, with how many were processed / delivered: its
  * statistics. Test sends from the admin panel are left out.
  */
-export async function countCampaignSends(tx: Tx, accountId: string, campaignId: string) {
+export async function countCampaignSends(db: Queryable, accountId: string, campaignId: string) {
+  const tx = kyselyOf(db);
   const rows = await tx
     .selectFrom('sends')
     .select([
@@ -186,7 +195,14 @@ export async function countCampaignSendsByDay(
   return rows.map((r) => ({ day: Number(r.day), count: Number(r.count) }));
 }
 
-export async function cancelPending(tx: Tx, accountId: string, campaignId: string, contactId: string, now: number): Promise<boolean> {
+export async function cancelPending(
+  db: Queryable,
+  accountId: string,
+  campaignId: string,
+  contactId: string,
+  now: number,
+): Promise<boolean> {
+  const tx = kyselyOf(db);
   const result = await tx
     .updateTable('sends')
     .set({ status: 'cancelled', updated_at: now })
