@@ -142,10 +142,29 @@ export async function countSendsSince(db: Queryable, accountId: string, since: n
   return Number(row.n);
 }
 
-/** `test` is set only by the admin panel's test send; real sends leave it to its default (0). */
-export async function insertSend(db: Queryable, send: SendsTable & { test?: Bool }): Promise<void> {
-  const tx = kyselyOf(db);
-  await tx.insertInto('sends').values(send).execute();
+/** What a new send is made of; its delivery columns (lease, attempts, outcome times) start empty. */
+export type NewSend = Pick<
+  SendsTable,
+  'id' | 'account_id' | 'campaign_id' | 'contact_id' | 'status' | 'channel' | 'due_at' | 'reason' | 'to_address' | 'created_at'
+> & {
+  /** Set only by the admin panel's test send; real sends leave it to its default (0). */
+  test?: Bool;
+};
+
+export async function insertSend(db: Queryable, send: NewSend): Promise<void> {
+  await kyselyOf(db)
+    .insertInto('sends')
+    .values({
+      ...send,
+      lease_until: null,
+      attempts: 0,
+      provider_message_id: null,
+      processed_at: null,
+      delivered_at: null,
+      sent_at: null,
+      updated_at: send.created_at,
+    })
+    .execute();
 }
 
 /**

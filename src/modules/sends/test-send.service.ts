@@ -29,16 +29,9 @@ export async function queueTestSend(db: Db, campaign: Campaign, contactId: strin
       status: 'queued',
       channel: campaign.channel,
       due_at: now,
-      lease_until: null,
-      attempts: 0,
       reason: null,
       to_address: to,
-      provider_message_id: null,
-      processed_at: null,
-      delivered_at: null,
-      sent_at: null,
       created_at: now,
-      updated_at: now,
       test: 1,
     });
     return id;

@@ -76,16 +76,9 @@ async function decide(tx: Tx, engine: Engine, campaign: Campaign, contactId: str
       status,
       channel: campaign.channel,
       due_at: options.dueAt ?? now,
-      lease_until: null,
-      attempts: 0,
       reason: options.reason ?? null,
       to_address: options.to ?? null,
-      provider_message_id: null,
-      processed_at: null,
-      delivered_at: null,
-      sent_at: null,
       created_at: now,
-      updated_at: now,
     });
     const waiting = status === 'queued' || status === 'pending';
     return { result: { ...base, sendId, status: status as TriggerResult['status'] }, dueAt: waiting ? options.dueAt : undefined };
