@@ -37,6 +37,11 @@ export class DeliveryError extends Error {
   constructor(
     message: string,
     readonly temporary: boolean,
+    /**
+     * The recipient's server refused the address itself for good (an SMTP 5yz reply to RCPT TO):
+     * a bounce. The send ends in error and the address is suppressed (decisions.md, Email).
+     */
+    readonly addressRefused = false,
   ) {
     super(message);
   }

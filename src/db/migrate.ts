@@ -7,6 +7,7 @@ import * as whatsappCallbacks from './migrations/0005_whatsapp_callbacks.js';
 import * as adminIndexes from './migrations/0006_admin_indexes.js';
 import * as kpiMicros from './migrations/0007_kpi_micros.js';
 import * as loginThrottle from './migrations/0008_login_throttle.js';
+import * as bounces from './migrations/0011_bounces.js';
 import type { Database } from './schema.js';
 
 /** Migrations are listed in code, so the compiled build and the test runner find the same set. */
@@ -18,8 +19,8 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0005_whatsapp_callbacks': whatsappCallbacks,
   '0006_admin_indexes': adminIndexes,
   '0007_kpi_micros': kpiMicros,
-
   '0008_login_throttle': loginThrottle,
+  '0011_bounces': bounces,
 };
 
 /** Every migration this build applies, in order (readiness checks the database has them all). */

@@ -211,6 +211,8 @@ export interface SendsTable {
  */
 export interface SendsRow extends SendsTable {
   test: Generated<Bool>;
+  /** When the recipient's server refused the address for good (migration 0011); the send is `error`. */
+  bounced_at: Generated<number | null>;
 }
 
 export interface WebhookDeliveriesTable {
@@ -266,9 +268,21 @@ export interface EngagementsTable {
   campaign_id: string;
   send_id: string;
   contact_id: string;
-  /** open (email pixel or WhatsApp read), click (email link). */
-  kind: 'open' | 'click';
+  /** open (email pixel or WhatsApp read), click (email link), unsubscribe (the send's unsubscribe link opted the contact out). */
+  kind: 'open' | 'click' | 'unsubscribe';
   url: string | null;
+  created_at: number;
+}
+
+/** An address that bounced (migration 0011): sends to it end in error before they are tried. */
+export interface SuppressedAddressesTable {
+  account_id: string;
+  channel: 'email' | 'whatsapp';
+  address: string;
+  /** The refusal, as the send's reason says it. */
+  reason: string;
+  /** The send that bounced. */
+  send_id: string;
   created_at: number;
 }
 
@@ -327,4 +341,5 @@ export interface Database {
   sessions: SessionsTable;
   login_throttle: LoginThrottleTable;
   segments: SegmentsTable;
+  suppressed_addresses: SuppressedAddressesTable;
 }

@@ -114,6 +114,14 @@ export async function finishUndelivered(
   await fenced(kyselyOf(db), send).set({ status, reason, lease_until: null, updated_at: now }).execute();
 }
 
+/** A bounce: the send ends in error, with the refused address and when it bounced. False when the claim was no longer ours. */
+export async function markBounced(tx: Queryable, send: ClaimedSend, reason: string, to: string, now: number): Promise<boolean> {
+  const updated = await fenced(kyselyOf(tx), send)
+    .set({ status: 'error', reason, to_address: to, bounced_at: now, lease_until: null, updated_at: now })
+    .executeTakeFirst();
+  return Number(updated.numUpdatedRows) > 0;
+}
+
 export interface Delivered {
   to: string;
   providerMessageId: string | null;

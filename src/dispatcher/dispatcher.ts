@@ -10,6 +10,7 @@ import { JobRunner } from '../jobs/runner.js';
 import type { Campaign } from '../modules/campaigns/campaign.js';
 import type { ContactProfile } from '../modules/contacts/contacts.service.js';
 import type { SendOutcome } from '../ops/metrics.js';
+import { recordBounce } from './bounces.js';
 import { type ClaimedSend, claimDueSends, finishUndelivered, nextDueAt, recordSent, renewSendLeases, requeue } from './dispatch.repo.js';
 import { checkAtDueTime, type Verdict } from './due-checks.js';
 
@@ -144,10 +145,12 @@ export class Dispatcher {
   private async deliverAndRecord(send: ClaimedSend, checks: DueChecks): Promise<void> {
     const { db, logger } = this.options;
     let delivered: { campaign: Campaign; contact: ContactProfile; to: string; receipt: DeliveryReceipt };
+    let to: string | undefined;
     try {
       const ready = await this.readyAtDueTime(send, checks);
       if (!ready) return;
-      const { campaign, contact, to } = ready;
+      const { campaign, contact } = ready;
+      to = ready.to;
       const { deliveryAccount } = CHANNEL_REGISTRY[campaign.channel];
       const whatsapp = deliveryAccount ? await deliveryAccount(db, this.options.config, send.account_id) : null;
       const channel = this.options.channels[campaign.channel];
@@ -172,7 +175,9 @@ export class Dispatcher {
       });
       delivered = { campaign, contact, to, receipt };
     } catch (err) {
-      await this.fail(send, err).catch((writeErr) => logger.error({ err: writeErr, sendId: send.id }, 'recording a send failure failed'));
+      await this.fail(send, err, to).catch((writeErr) =>
+        logger.error({ err: writeErr, sendId: send.id }, 'recording a send failure failed'),
+      );
       return;
     }
     await this.recordDelivered(send, delivered);
@@ -223,11 +228,17 @@ export class Dispatcher {
     return verdict;
   }
 
-  private async fail(send: ClaimedSend, err: unknown): Promise<void> {
+  /** `to`: the address the delivery went to, when it got that far. */
+  private async fail(send: ClaimedSend, err: unknown, to: string | undefined): Promise<void> {
     const now = this.now();
     const temporary = !(err instanceof DeliveryError) || err.temporary;
     const reason = err instanceof Error ? err.message : String(err);
     if (!(err instanceof DeliveryError)) this.options.logger.error({ err, sendId: send.id }, 'send failed unexpectedly');
+    if (err instanceof DeliveryError && err.addressRefused && to !== undefined) {
+      await recordBounce(this.options.db, send, reason, to, now);
+      this.options.metrics?.sendFinished(send.channel, 'error');
+      return;
+    }
     const retryAt = temporary ? nextTryAt(this.retry, send.attempts, now) : null;
     if (retryAt !== null) {
       await requeue(this.options.db, send, reason, retryAt, now);

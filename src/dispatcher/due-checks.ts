@@ -5,6 +5,7 @@ import type { Campaign } from '../modules/campaigns/campaign.js';
 import { findCampaigns } from '../modules/campaigns/campaigns.service.js';
 import { type ContactProfile, getContactProfiles } from '../modules/contacts/contacts.service.js';
 import { lastReceiptsOf, rejectedByReentry } from '../modules/sends/recipient-rules.js';
+import { suppressedAmong } from '../modules/suppressions/suppressions.service.js';
 import type { ClaimedSend } from './dispatch.repo.js';
 
 /** What a due send comes to: ended without delivery, or ready to go to `to`. */
@@ -16,7 +17,7 @@ export type Verdict =
  * The checks that run again when a send comes due (decisions.md), for a whole claimed batch
  * in one read-only transaction: a statement per table for all its sends, instead of a write
  * transaction (a savepoint in the commit queue) per send. A deactivated campaign ends a send in
- * error, an opt-out in Optout, a receipt meanwhile in Rejected, a missing address in error. A
+ * error, an opt-out in Optout, a receipt meanwhile in Rejected, a missing or bounced address in error. A
  * test send from the admin panel skips the campaign's activation and re-entry rules (it is how
  * a draft is tried out), never the opt-out. The contact's profile is read in the same
  * snapshot: it is what the message is rendered from, and it holds the opt-out flag and the
@@ -26,7 +27,7 @@ export async function checkAtDueTime(db: Db, sends: ClaimedSend[], now: number):
   const verdicts = new Map<string, Verdict>();
   if (sends.length === 0) return verdicts;
   const checkReentry = sends.filter((s) => !s.test);
-  const { campaigns, contacts, lastReceiptAt } = await inReadTransaction(db, async (tx) => {
+  const { campaigns, contacts, lastReceiptAt, suppressed } = await inReadTransaction(db, async (tx) => {
     const [campaigns, contacts, lastReceiptAt] = await Promise.all([
       findCampaigns(
         tx,
@@ -38,7 +39,9 @@ export async function checkAtDueTime(db: Db, sends: ClaimedSend[], now: number):
       ),
       lastReceiptsOf(tx, checkReentry),
     ]);
-    return { campaigns, contacts, lastReceiptAt };
+    // Second step, same snapshot: which of the addresses the sends would go to have bounced.
+    const suppressed = await suppressedAmong(tx, addressesOf(sends, contacts));
+    return { campaigns, contacts, lastReceiptAt, suppressed };
   });
   for (const send of sends) {
     // Ids are unique across accounts, and the readers above drop rows of another account.
@@ -46,7 +49,14 @@ export async function checkAtDueTime(db: Db, sends: ClaimedSend[], now: number):
     const contact = contacts.get(send.contact_id);
     verdicts.set(
       send.id,
-      verdictOf(send, campaign, contact, now, () => lastReceiptAt(send)),
+      verdictOf(
+        send,
+        campaign,
+        contact,
+        now,
+        () => lastReceiptAt(send),
+        (to) => suppressed(send.account_id, send.channel, to),
+      ),
     );
   }
   return verdicts;
@@ -58,6 +68,7 @@ function verdictOf(
   contact: ContactProfile | undefined,
   now: number,
   lastReceipt: () => number | undefined,
+  isSuppressed: (to: string) => boolean,
 ): Verdict {
   if (!campaign || (!campaign.active && !send.test)) return { end: 'error', reason: 'campaign not active' };
   if (!contact) return { end: 'error', reason: 'contact not found' };
@@ -65,5 +76,20 @@ function verdictOf(
   if (!send.test && rejectedByReentry(campaign, lastReceipt(), now)) return { end: 'rejected', reason: null };
   const to = recipientAddress(campaign.channel, { email: contact.emails[0], phone: contact.phones[0] });
   if (!to) return { end: 'error', reason: CHANNEL_REGISTRY[campaign.channel].missingAddressReason };
+  if (isSuppressed(to)) return { end: 'error', reason: SUPPRESSED_REASON };
   return { campaign, contact, to };
+}
+
+/** The reason of a send that ends because its address bounced before (decisions.md, Email). */
+export const SUPPRESSED_REASON = 'address suppressed: an earlier message to it bounced';
+
+/** The address each send would go to (its channel's primary address of the contact). */
+function addressesOf(sends: ClaimedSend[], contacts: Map<string, ContactProfile>) {
+  const wanted: { accountId: string; channel: ClaimedSend['channel']; address: string }[] = [];
+  for (const send of sends) {
+    const contact = contacts.get(send.contact_id);
+    const address = contact && recipientAddress(send.channel, { email: contact.emails[0], phone: contact.phones[0] });
+    if (address) wanted.push({ accountId: send.account_id, channel: send.channel, address });
+  }
+  return wanted;
 }

@@ -32,6 +32,8 @@ export class SmtpSink {
   private failures: { remaining: number; code: number; message: string } | undefined;
   private stalledUntil = 0;
   private waiters: { count: number; resolve: () => void }[] = [];
+  /** Mailboxes that do not exist: RCPT TO for them is refused with this reply (a hard bounce). */
+  private readonly unknownRecipients = new Map<string, { code: number; message: string }>();
 
   private constructor(
     readonly port: number,
@@ -42,7 +44,10 @@ export class SmtpSink {
 
   static async start(): Promise<SmtpSink> {
     let sink: SmtpSink | undefined;
-    const server = createServer((stream, session) => sink!.receive(stream, session));
+    const server = createServer(
+      (stream, session) => sink!.receive(stream, session),
+      (address) => sink!.recipientRefusal(address),
+    );
     const port = await listen(server, 0);
     sink = new SmtpSink(port, server);
     return sink;
@@ -56,6 +61,21 @@ export class SmtpSink {
   /** Refuse the next n messages with this SMTP reply code (4xx transient, 5xx permanent). */
   failNext(n: number, code: number, message = code >= 500 ? 'Message rejected' : 'Try again later'): void {
     this.failures = { remaining: n, code, message };
+  }
+
+  /** Refuse RCPT TO for this address from now on (the mailbox does not exist). */
+  refuseRecipient(address: string, code = 550, message = '5.1.1 No such user here'): void {
+    this.unknownRecipients.set(address.toLowerCase(), { code, message });
+  }
+
+  /** The mailbox exists again. */
+  acceptRecipient(address: string): void {
+    this.unknownRecipients.delete(address.toLowerCase());
+  }
+
+  /** @internal The refusal for RCPT TO of this address, if any. */
+  recipientRefusal(address: string): { code: number; message: string } | undefined {
+    return this.unknownRecipients.get(address.toLowerCase());
   }
 
   /**
@@ -89,7 +109,10 @@ export class SmtpSink {
 
   /** Listens again on the same port. */
   async restart(): Promise<void> {
-    this.server = createServer((stream, session) => this.receive(stream, session));
+    this.server = createServer(
+      (stream, session) => this.receive(stream, session),
+      (address) => this.recipientRefusal(address),
+    );
     await listen(this.server, this.port);
   }
 
@@ -132,8 +155,16 @@ export class SmtpSink {
   }
 }
 
-function createServer(onMessage: (stream: SMTPServerDataStream, session: SMTPServerSession) => Promise<void>): SMTPServer {
+function createServer(
+  onMessage: (stream: SMTPServerDataStream, session: SMTPServerSession) => Promise<void>,
+  refusal: (address: string) => { code: number; message: string } | undefined,
+): SMTPServer {
   const server = new SMTPServer({
+    onRcptTo(address, _session, callback) {
+      const refused = refusal(address.address);
+      if (refused) callback(Object.assign(new Error(refused.message), { responseCode: refused.code }));
+      else callback();
+    },
     // The built-in certificate has expired (design.md): plain SMTP only.
     disabledCommands: ['STARTTLS'],
     authOptional: true,

@@ -64,6 +64,7 @@ const BODIES: Record<string, (a: Tenant, b: Tenant) => unknown> = {
   'POST /admin/api/campaigns/:id/test-send': (_a, b) => ({ contactId: b.contactId }),
   'PATCH /admin/api/contacts/:id': () => ({ optedOut: true, archived: true }),
   'POST /admin/api/contacts/:id/notes': () => ({ text: 'planted' }),
+  'POST /admin/api/contacts/:id/suppressions/lift': (a) => ({ address: a.contactEmail }),
 };
 
 /** One request of B at A's ids, and what it must answer. */

@@ -61,6 +61,8 @@ const zero = (date: string): DailyStats => ({
   uniqueOpens: 0,
   clicks: 0,
   uniqueClicks: 0,
+  bounced: 0,
+  unsubscribes: 0,
 });
 
 describe('campaignDailyStats', () => {

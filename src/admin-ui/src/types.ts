@@ -38,6 +38,7 @@ export type {
   CampaignPreview,
   CampaignStats,
   EmailPreview,
+  LinkClicks,
   StatsDay,
   StatsTotals,
   WebhookAttempt,

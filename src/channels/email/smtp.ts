@@ -89,7 +89,9 @@ export function smtpFailure(err: NodemailerError): DeliveryError {
   if (code === 'EAUTH' || code === 'ENOAUTH') return new DeliveryError(`smtp login failed: ${detail}`, true);
   if (typeof reply === 'number') {
     const permanent = reply >= 500 && reply < 600 && reply !== 503;
-    return new DeliveryError(`smtp ${reply}: ${stripCode(detail, reply)}`, !permanent);
+    // A 5yz to RCPT TO refuses the address (a bounce); to DATA it refuses this message only.
+    const addressRefused = permanent && err.command === 'RCPT TO';
+    return new DeliveryError(`smtp ${reply}: ${stripCode(detail, reply)}`, !permanent, addressRefused);
   }
   if (NETWORK_CODES.has(code) || (err.originalCode !== undefined && NETWORK_CODES.has(err.originalCode))) {
     return new DeliveryError(`smtp server unreachable (${err.originalCode ?? code}): ${detail}`, true);

@@ -97,6 +97,10 @@ export const StatsTotals = Type.Object(
     uniqueOpens: count,
     clicks: count,
     uniqueClicks: count,
+    /** Sends whose address the recipient's server refused for good (also in `error`). */
+    bounced: count,
+    /** Opt-outs through the campaign's unsubscribe link. */
+    unsubscribes: count,
   },
   { title: 'StatsTotals' },
 );
@@ -115,12 +119,21 @@ export const StatsDay = Type.Object(
     uniqueOpens: count,
     clicks: count,
     uniqueClicks: count,
+    bounced: count,
+    unsubscribes: count,
   },
   { title: 'StatsDay' },
 );
 export type StatsDay = Static<typeof StatsDay>;
 
-export const CampaignStats = Type.Object({ totals: StatsTotals, days: Type.Array(StatsDay) }, { title: 'CampaignStats' });
+/** One link of the campaign's emails, the most clicked first. */
+export const LinkClicks = Type.Object({ url: Type.String(), clicks: count, uniqueClicks: count }, { title: 'LinkClicks' });
+export type LinkClicks = Static<typeof LinkClicks>;
+
+export const CampaignStats = Type.Object(
+  { totals: StatsTotals, days: Type.Array(StatsDay), links: Type.Array(LinkClicks, { maxItems: 100 }) },
+  { title: 'CampaignStats' },
+);
 export type CampaignStats = Static<typeof CampaignStats>;
 
 /** `POST /campaigns/:id/preview`: the contact, and the form's unsaved edits. */

@@ -41,6 +41,16 @@ export const Note = Type.Object({ text: Type.String(), createdBy: Type.String(),
 export type Note = Static<typeof Note>;
 
 /** `GET /contacts/:id`: the `herald contact show` profile. */
+/** An address of the contact that bounced: sends to it end in error until an administrator lifts it. */
+export const Suppression = Type.Object({
+  channel: Type.Union([Type.Literal('email'), Type.Literal('whatsapp')]),
+  address: Type.String(),
+  /** The refusal, e.g. `smtp 550: 5.1.1 No such user`. */
+  reason: Type.String(),
+  createdAt: Timestamp,
+});
+export type Suppression = Static<typeof Suppression>;
+
 export const ContactProfile = Type.Object({
   id: Type.String(),
   name: Type.String(),
@@ -56,10 +66,16 @@ export const ContactProfile = Type.Object({
   trackers: Type.Array(Type.String()),
   archived: Type.Boolean(),
   optedOut: Type.Boolean(),
+  /** Its addresses that bounced (the panel's contact page; not part of `herald contact show`). */
+  suppressed: Type.Array(Suppression),
   createdAt: Timestamp,
   updatedAt: Timestamp,
 });
 export type ContactProfile = Static<typeof ContactProfile>;
+
+/** `POST /contacts/:id/suppressions/lift`: one of the contact's own addresses. */
+export const LiftSuppressionBody = Type.Object({ address: Type.String({ minLength: 1, maxLength: 320 }) }, { additionalProperties: false });
+export type LiftSuppressionBody = Static<typeof LiftSuppressionBody>;
 
 /** `PATCH /contacts/:id`: the flags only operators change. */
 export const ContactFlagsBody = Type.Object(
@@ -99,6 +115,13 @@ const SendActivity = Type.Object({
   test: Type.Optional(Type.Literal(true)),
 });
 const OpenActivity = Type.Object({ kind: Type.Literal('open'), at: Timestamp, sendId: Type.String(), campaignId: Type.String() });
+/** The contact opted out through this send's unsubscribe link. */
+const UnsubscribeActivity = Type.Object({
+  kind: Type.Literal('unsubscribe'),
+  at: Timestamp,
+  sendId: Type.String(),
+  campaignId: Type.String(),
+});
 const ClickActivity = Type.Object({
   kind: Type.Literal('click'),
   at: Timestamp,
@@ -108,7 +131,7 @@ const ClickActivity = Type.Object({
 });
 
 /** One entry of a contact's activity feed (events, notes, sends, opens, clicks). */
-export const ActivityItem = Type.Union([EventActivity, NoteActivity, SendActivity, OpenActivity, ClickActivity]);
+export const ActivityItem = Type.Union([EventActivity, NoteActivity, SendActivity, OpenActivity, ClickActivity, UnsubscribeActivity]);
 export type ActivityItem = Static<typeof ActivityItem>;
 
 export const ActivityPage = Type.Object({ items: Type.Array(ActivityItem) });

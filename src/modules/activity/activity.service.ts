@@ -59,7 +59,7 @@ const sends: Source = async (db, accountId, contactId, before, limit) => {
   }));
 };
 
-/** Opens (email pixel, WhatsApp read) and clicks, each fetch its own item, at the moment it happened. */
+/** Opens (email pixel, WhatsApp read), clicks and unsubscribes (the send's link), each its own item, at the moment it happened. */
 const engagements: Source = async (db, accountId, contactId, before, limit) => {
   const rows = await repo.selectEngagements(db, accountId, contactId, before, limit);
   return rows.map((r) => {
@@ -67,7 +67,7 @@ const engagements: Source = async (db, accountId, contactId, before, limit) => {
     const item: ActivityItem =
       r.kind === 'click'
         ? { kind: 'click', at, sendId: r.send_id, campaignId: r.campaign_id, url: r.url ?? '' }
-        : { kind: 'open', at, sendId: r.send_id, campaignId: r.campaign_id };
+        : { kind: r.kind, at, sendId: r.send_id, campaignId: r.campaign_id };
     return { at: Number(r.created_at), tie: r.id, item };
   });
 };

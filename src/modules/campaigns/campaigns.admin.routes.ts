@@ -21,7 +21,7 @@ import { listWebhookDeliveries, MAX_LIST_LIMIT } from '../../webhooks/list.js';
 import { presentCampaign, type Campaign as StoredCampaign } from './campaign.js';
 import { previewCampaign } from './campaign-preview.js';
 import { testSend } from './campaign-test-send.js';
-import { campaignStats, createCampaign, getCampaign, listCampaigns, updateCampaign } from './campaigns.service.js';
+import { campaignLinkClicks, campaignStats, createCampaign, getCampaign, listCampaigns, updateCampaign } from './campaigns.service.js';
 import { campaignDailyStats, MAX_STATS_DAYS } from './daily-stats.js';
 
 /** The Campaign of docs/admin-api.md: the CLI's JSON without the account id (the session names the account). */
@@ -62,7 +62,11 @@ export const campaignAdminRoutes =
         const days = wholeQuery(request.query.days, 'days', 1, MAX_STATS_DAYS, 30);
         // campaignStats answers 404 first for an unknown campaign.
         const totals = await campaignStats(db, accountId, request.params.id);
-        return { totals, days: await campaignDailyStats(db, accountId, request.params.id, days) };
+        const [daily, links] = await Promise.all([
+          campaignDailyStats(db, accountId, request.params.id, days),
+          campaignLinkClicks(db, accountId, request.params.id),
+        ]);
+        return { totals, days: daily, links };
       },
     );
 

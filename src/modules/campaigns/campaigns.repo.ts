@@ -157,12 +157,28 @@ export async function deactivateWhatsappCampaigns(db: Queryable, accountId: stri
 }
 
 export interface EngagementCount {
-  kind: 'open' | 'click';
+  kind: 'open' | 'click' | 'unsubscribe';
   total: number;
   unique: number;
 }
 
-/** Opens and clicks of the campaign: total rows and distinct sends, per kind. */
+/** Clicks of the campaign per link, the most clicked first (the top `limit` links). */
+export async function countClicksByLink(db: Queryable, accountId: string, campaignId: string, limit: number) {
+  const rows = await kyselyOf(db)
+    .selectFrom('engagements')
+    .select(['url', sql<number>`count(*)`.as('total'), sql<number>`count(distinct send_id)`.as('distinct_sends')])
+    .where('account_id', '=', accountId)
+    .where('campaign_id', '=', campaignId)
+    .where('kind', '=', 'click')
+    .groupBy('url')
+    .orderBy(sql`count(*)`, 'desc')
+    .orderBy('url')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => ({ url: r.url ?? '', clicks: Number(r.total), uniqueClicks: Number(r.distinct_sends) }));
+}
+
+/** Opens, clicks and unsubscribes of the campaign: total rows and distinct sends, per kind. */
 export async function countEngagements(db: Queryable, accountId: string, campaignId: string): Promise<EngagementCount[]> {
   const rows = await kyselyOf(db)
     .selectFrom('engagements')

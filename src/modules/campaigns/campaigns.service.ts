@@ -146,6 +146,10 @@ export interface CampaignStats {
   uniqueOpens: number;
   clicks: number;
   uniqueClicks: number;
+  /** Sends whose address the recipient's server refused for good (counted in `error` too). */
+  bounced: number;
+  /** Contacts who opted out through this campaign's unsubscribe link. */
+  unsubscribes: number;
 }
 
 export async function campaignStats(db: Db, accountId: string, campaignId: string): Promise<CampaignStats> {
@@ -170,18 +174,43 @@ export async function campaignStats(db: Db, accountId: string, campaignId: strin
     uniqueOpens: 0,
     clicks: 0,
     uniqueClicks: 0,
+    bounced: 0,
+    unsubscribes: 0,
   };
   for (const group of sends) {
     // A send being handed over right now has not gone out yet: it still counts as queued.
     stats[group.status === 'sending' ? 'queued' : group.status] += group.count;
     stats.processed += group.processed;
     stats.delivered += group.delivered;
+    stats.bounced += group.bounced;
   }
   for (const group of engagements) {
     if (group.kind === 'open') [stats.opens, stats.uniqueOpens] = [group.total, group.unique];
     else if (group.kind === 'click') [stats.clicks, stats.uniqueClicks] = [group.total, group.unique];
+    else if (group.kind === 'unsubscribe') stats.unsubscribes = group.total;
   }
   return stats;
+}
+
+/** A link of the campaign's emails and how often it was clicked. */
+export interface LinkClicks {
+  url: string;
+  clicks: number;
+  /** Distinct sends whose recipient clicked it. */
+  uniqueClicks: number;
+}
+
+/** How many links the statistics list: the most clicked ones. */
+export const MAX_STATS_LINKS = 100;
+
+/** Clicks per link, the most clicked first (at most MAX_STATS_LINKS). 404s like campaignStats. */
+export async function campaignLinkClicks(db: Db, accountId: string, campaignId: string): Promise<LinkClicks[]> {
+  const [exists, links] = await Promise.all([
+    repo.campaignExists(db, accountId, campaignId),
+    repo.countClicksByLink(db, accountId, campaignId, MAX_STATS_LINKS),
+  ]);
+  if (!exists) return notFound(db, accountId);
+  return links;
 }
 
 /** Whether the campaign exists in this account (another account's id: false). */

@@ -21,6 +21,10 @@ export interface DailyStats {
   uniqueOpens: number;
   clicks: number;
   uniqueClicks: number;
+  /** Sends that bounced that day (also counted in `error`). */
+  bounced: number;
+  /** Opt-outs through the campaign's unsubscribe link that day. */
+  unsubscribes: number;
 }
 
 export const MAX_STATS_DAYS = 366;
@@ -28,7 +32,7 @@ export const MAX_STATS_DAYS = 366;
 /**
  * One entry per day for the last `days` UTC days, today included, oldest first, with zeros
  * for quiet days. Each measure is dated by its own moment: sent by sent_at, error by the
- * send's last update, processed, delivered, opens and clicks by theirs. Test sends (admin
+ * send's last update, processed, delivered, bounced, opens, clicks and unsubscribes by theirs. Test sends (admin
  * panel) are left out, as from every statistic; engagements are never recorded for them.
  */
 export async function campaignDailyStats(
@@ -48,11 +52,12 @@ export async function campaignDailyStats(
   const firstDay = today - days + 1;
   const since = firstDay * DAY_MS;
 
-  const [sent, error, processed, delivered, engagements] = await Promise.all([
+  const [sent, error, processed, delivered, bounced, engagements] = await Promise.all([
     campaignSendsByDay(db, accountId, campaignId, 'sent_at', since, 'sent'),
     campaignSendsByDay(db, accountId, campaignId, 'updated_at', since, 'error'),
     campaignSendsByDay(db, accountId, campaignId, 'processed_at', since),
     campaignSendsByDay(db, accountId, campaignId, 'delivered_at', since),
+    campaignSendsByDay(db, accountId, campaignId, 'bounced_at', since),
     countEngagementsByDay(db, accountId, campaignId, since),
   ]);
 
@@ -69,12 +74,14 @@ export async function campaignDailyStats(
       uniqueOpens: 0,
       clicks: 0,
       uniqueClicks: 0,
+      bounced: 0,
+      unsubscribes: 0,
     };
     out.push(entry);
     byDay.set(day, entry);
   }
   // Rows dated after today (a clock ahead of ours) have no entry and are left out.
-  const add = (rows: { day: number; count: number }[], member: 'sent' | 'error' | 'processed' | 'delivered') => {
+  const add = (rows: { day: number; count: number }[], member: 'sent' | 'error' | 'processed' | 'delivered' | 'bounced') => {
     for (const row of rows) {
       const entry = byDay.get(row.day);
       if (entry) entry[member] += row.count;
@@ -84,11 +91,13 @@ export async function campaignDailyStats(
   add(error, 'error');
   add(processed, 'processed');
   add(delivered, 'delivered');
+  add(bounced, 'bounced');
   for (const row of engagements) {
     const entry = byDay.get(row.day);
     if (!entry) continue;
     if (row.kind === 'open') [entry.opens, entry.uniqueOpens] = [row.count, row.unique];
-    else [entry.clicks, entry.uniqueClicks] = [row.count, row.unique];
+    else if (row.kind === 'click') [entry.clicks, entry.uniqueClicks] = [row.count, row.unique];
+    else if (row.kind === 'unsubscribe') entry.unsubscribes = row.count;
   }
   return out;
 }

@@ -7,13 +7,21 @@ import {
   ContactListQuery,
   ContactPage,
   ContactProfile,
+  LiftSuppressionBody,
   Note,
   NoteBody,
 } from '../../contract/admin/contacts.js';
 import type { AppDeps } from '../../deps.js';
 import { DEFAULT_PAGE, MAX_PAGE, parseInstant } from '../../http/paging.js';
 import { boolQuery, wholeQuery } from '../../http/query.js';
-import { addNote, contactActivity, contactProfile, searchContacts, updateContactFlags } from './contacts.admin.service.js';
+import {
+  addNote,
+  contactActivity,
+  contactProfile,
+  liftContactSuppression,
+  searchContacts,
+  updateContactFlags,
+} from './contacts.admin.service.js';
 
 /** Contacts of the admin API (under its session hook; docs/admin-api.md, Contacts). */
 export const contactAdminRoutes =
@@ -39,6 +47,11 @@ export const contactAdminRoutes =
       '/contacts/:id',
       { schema: { hide: true, params: ContactIdParams, body: ContactFlagsBody, response: { 200: ContactProfile } } },
       async (request) => updateContactFlags(db, request.admin.accountId, request.params.id, request.body),
+    );
+    app.post(
+      '/contacts/:id/suppressions/lift',
+      { schema: { hide: true, params: ContactIdParams, body: LiftSuppressionBody, response: { 200: ContactProfile } } },
+      async (request) => liftContactSuppression(db, request.admin.accountId, request.params.id, request.body.address),
     );
     app.get(
       '/contacts/:id/activity',

@@ -5,6 +5,7 @@ import { DEFAULT_PAGE, decodeCursor, type Position } from '../../http/paging.js'
 import { newId } from '../../ids.js';
 import { iso } from '../../time.js';
 import { type ActivityItem, listActivity, testSendIds } from '../activity/activity.service.js';
+import { liftSuppression, type Suppression, suppressionsOf } from '../suppressions/suppressions.service.js';
 import type { ContactCondition, ContactPage, ContactQuery } from './contact-search.repo.js';
 import * as search from './contact-search.repo.js';
 import * as repo from './contacts.repo.js';
@@ -74,11 +75,32 @@ export async function pageContactsWhere(
   return search.pageContacts(db, accountId, conditions, page);
 }
 
-/** The `herald contact show` profile, or 404 Lead not found (another account's id included). */
-export async function contactProfile(db: Db, accountId: string, contactId: string): Promise<ContactProfile> {
+/** The contact page's profile: `herald contact show`'s, with its addresses that bounced. */
+export type AdminContactProfile = ContactProfile & {
+  suppressed: (Pick<Suppression, 'channel' | 'address' | 'reason'> & { createdAt: string })[];
+};
+
+/** The `herald contact show` profile and its bounced addresses, or 404 Lead not found (another account's id included). */
+export async function contactProfile(db: Db, accountId: string, contactId: string): Promise<AdminContactProfile> {
   const profile = await getContactProfile(db, accountId, { id: contactId });
   if (!profile) throw new AppError('LEAD_NOT_FOUND');
-  return profile;
+  const suppressed = await suppressionsOf(db, accountId, [...profile.emails, ...profile.phones]);
+  return {
+    ...profile,
+    suppressed: suppressed.map(({ channel, address, reason, createdAt }) => ({ channel, address, reason, createdAt: iso(createdAt) })),
+  };
+}
+
+/**
+ * Lifts the suppression of one of the contact's addresses (the mailbox works again): later
+ * sends to it are tried. 404 when the address is not the contact's or is not suppressed.
+ */
+export async function liftContactSuppression(db: Db, accountId: string, contactId: string, address: string): Promise<AdminContactProfile> {
+  const profile = await contactProfile(db, accountId, contactId);
+  const entry = profile.suppressed.find((s) => s.address === address);
+  if (!entry || !(await liftSuppression(db, accountId, entry.channel, entry.address)))
+    throw new AppError('NOT_FOUND', { message: 'Address is not suppressed' });
+  return contactProfile(db, accountId, contactId);
 }
 
 export async function updateContactFlags(
@@ -86,7 +108,7 @@ export async function updateContactFlags(
   accountId: string,
   contactId: string,
   flags: { archived?: boolean; optedOut?: boolean },
-): Promise<ContactProfile> {
+): Promise<AdminContactProfile> {
   await setContactFlags(db, accountId, contactId, flags);
   return contactProfile(db, accountId, contactId);
 }

@@ -180,6 +180,7 @@ export async function countCampaignSends(db: Queryable, accountId: string, campa
       sql<number>`count(*)`.as('count'),
       sql<number>`count(processed_at)`.as('processed'),
       sql<number>`count(delivered_at)`.as('delivered'),
+      sql<number>`count(bounced_at)`.as('bounced'),
     ])
     .where('account_id', '=', accountId)
     .where('campaign_id', '=', campaignId)
@@ -187,7 +188,13 @@ export async function countCampaignSends(db: Queryable, accountId: string, campa
     .groupBy('status')
     .execute();
   // count() is a bigint on PostgreSQL: Number() keeps both engines alike.
-  return rows.map((r) => ({ status: r.status, count: Number(r.count), processed: Number(r.processed), delivered: Number(r.delivered) }));
+  return rows.map((r) => ({
+    status: r.status,
+    count: Number(r.count),
+    processed: Number(r.processed),
+    delivered: Number(r.delivered),
+    bounced: Number(r.bounced),
+  }));
 }
 
 /**
@@ -198,7 +205,7 @@ export async function countCampaignSendsByDay(
   db: Queryable,
   accountId: string,
   campaignId: string,
-  column: 'sent_at' | 'updated_at' | 'processed_at' | 'delivered_at',
+  column: 'sent_at' | 'updated_at' | 'processed_at' | 'delivered_at' | 'bounced_at',
   since: number,
   status?: 'sent' | 'error',
 ): Promise<{ day: number; count: number }[]> {

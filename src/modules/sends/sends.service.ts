@@ -18,7 +18,7 @@ export function campaignSendsByDay(
   db: Queryable,
   accountId: string,
   campaignId: string,
-  moment: 'sent_at' | 'updated_at' | 'processed_at' | 'delivered_at',
+  moment: 'sent_at' | 'updated_at' | 'processed_at' | 'delivered_at' | 'bounced_at',
   since: number,
   status?: 'sent' | 'error',
 ) {

@@ -31,3 +31,12 @@ export async function recordReadOnce(tx: Queryable, send: EngagedSend, at: numbe
   if (send.test || (await hasEngagement(kyselyOf(tx), send, 'open'))) return;
   await insertEngagement(kyselyOf(tx), send, 'open', null, at);
 }
+
+/**
+ * The send's unsubscribe link opted its contact out: counted once for the campaign that sent it
+ * (its statistics' `unsubscribes`), never for a test send. Runs in the opt-out's transaction.
+ */
+export async function recordUnsubscribe(tx: Queryable, send: EngagedSend, at: number): Promise<void> {
+  if (send.test) return;
+  await insertEngagement(kyselyOf(tx), send, 'unsubscribe', null, at);
+}

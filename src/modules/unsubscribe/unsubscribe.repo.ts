@@ -10,18 +10,19 @@ export async function findSendWithContact(db: Queryable, sendId: string) {
     .innerJoin('contacts', (join) =>
       join.onRef('contacts.id', '=', 'sends.contact_id').onRef('contacts.account_id', '=', 'sends.account_id'),
     )
-    .select(['sends.id', 'sends.account_id', 'sends.contact_id', 'sends.campaign_id', 'contacts.opted_out'])
+    .select(['sends.id', 'sends.account_id', 'sends.contact_id', 'sends.campaign_id', 'sends.test', 'contacts.opted_out'])
     .where('sends.id', '=', sendId)
     .executeTakeFirst();
 }
 
-/** Conditional on `opted_out = 0`: a repeat changes nothing, not even updated_at. */
-export async function optOutContact(db: Queryable, accountId: string, contactId: string, now: number): Promise<void> {
-  await kyselyOf(db)
+/** Conditional on `opted_out = 0`: a repeat changes nothing, not even updated_at. True when it opted the contact out. */
+export async function optOutContact(db: Queryable, accountId: string, contactId: string, now: number): Promise<boolean> {
+  const result = await kyselyOf(db)
     .updateTable('contacts')
     .set({ opted_out: 1, updated_at: now })
     .where('account_id', '=', accountId)
     .where('id', '=', contactId)
     .where('opted_out', '=', 0)
-    .execute();
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
 }

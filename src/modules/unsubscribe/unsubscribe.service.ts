@@ -1,4 +1,6 @@
 import type { Db } from '../../db/connect.js';
+import { inTransaction } from '../../db/transaction.js';
+import { recordUnsubscribe } from '../tracking/tracking.service.js';
 import * as repo from './unsubscribe.repo.js';
 
 /** Who an unsubscribe link speaks for: the send names the account, the contact and the campaign. */
@@ -8,6 +10,8 @@ export interface UnsubscribeTarget {
   contactId: string;
   campaignId: string;
   optedOut: boolean;
+  /** A test send from the admin panel: it opts out like any other, but is no campaign's statistic. */
+  test: boolean;
 }
 
 export async function findUnsubscribeTarget(db: Db, sendId: string): Promise<UnsubscribeTarget | undefined> {
@@ -19,17 +23,29 @@ export async function findUnsubscribeTarget(db: Db, sendId: string): Promise<Uns
     contactId: row.contact_id,
     campaignId: row.campaign_id,
     optedOut: row.opted_out === 1,
+    test: row.test === 1,
   };
 }
 
 /**
  * Opts the send's contact out. Conditional on `opted_out = 0`, so a repeat (a mailbox
  * provider's one-click POST and then the recipient's own click) changes nothing more, not
- * even updated_at. Returns false when the send does not exist.
+ * even updated_at, and the opt-out is counted once, for the campaign whose link it was.
+ * Returns false when the send does not exist.
  */
 export async function optOutBySend(db: Db, sendId: string, now = Date.now()): Promise<boolean> {
   const target = await findUnsubscribeTarget(db, sendId);
   if (!target) return false;
-  await repo.optOutContact(db, target.accountId, target.contactId, now);
+  await inTransaction(db, async (tx) => {
+    if (!(await repo.optOutContact(tx, target.accountId, target.contactId, now))) return;
+    const send = {
+      id: target.sendId,
+      accountId: target.accountId,
+      campaignId: target.campaignId,
+      contactId: target.contactId,
+      test: target.test,
+    };
+    await recordUnsubscribe(tx, send, now);
+  });
   return true;
 }

@@ -4,7 +4,14 @@ import { formatDateTime, formatValue } from '../format';
 import type { ActivityItem } from '../types';
 import { Badge, SendStatus } from './Badge';
 
-const KIND_LABEL: Record<string, string> = { event: 'Event', send: 'Send', note: 'Note', open: 'Open', click: 'Click' };
+const KIND_LABEL: Record<string, string> = {
+  event: 'Event',
+  send: 'Send',
+  note: 'Note',
+  open: 'Open',
+  click: 'Click',
+  unsubscribe: 'Unsubscribe',
+};
 
 /** A contact's events, sends, notes, opens and clicks, newest first, as a timeline. */
 export function ActivityFeed({ items, campaignNames }: { items: ActivityItem[]; campaignNames: Map<string, string> }) {
@@ -56,6 +63,8 @@ function describe(item: ActivityItem, campaign: (id: unknown) => ReactNode) {
       return <span className="muted">by {String(any.createdBy ?? 'someone')}</span>;
     case 'open':
       return <>opened {campaign(any.campaignId)}</>;
+    case 'unsubscribe':
+      return <>unsubscribed through {campaign(any.campaignId)}</>;
     case 'click':
       return (
         <>

@@ -7,6 +7,67 @@ export interface Series {
   color: string;
 }
 
+/**
+ * Each series has its own dash pattern and point shape besides its colour, so lines with equal
+ * values stay distinguishable where they overlap (the dashes interleave, the shapes differ) and
+ * the chart does not rely on colour alone.
+ */
+const DASHES = ['', '10 5', '3 4', '12 4 3 4', '6 6'];
+const MARKERS = ['circle', 'square', 'triangle', 'diamond', 'cross'] as const;
+type Marker = (typeof MARKERS)[number];
+
+function Point({ shape, cx, cy, color, children }: { shape: Marker; cx: number; cy: number; color: string; children: React.ReactNode }) {
+  const r = 4;
+  switch (shape) {
+    case 'circle':
+      return (
+        <circle cx={cx} cy={cy} r={r} fill={color}>
+          {children}
+        </circle>
+      );
+    case 'square':
+      return (
+        <rect x={cx - r + 0.5} y={cy - r + 0.5} width={2 * r - 1} height={2 * r - 1} fill="#ffffff" stroke={color} strokeWidth={2}>
+          {children}
+        </rect>
+      );
+    case 'triangle':
+      return (
+        <polygon points={`${cx},${cy - r - 1} ${cx + r + 1},${cy + r} ${cx - r - 1},${cy + r}`} fill={color}>
+          {children}
+        </polygon>
+      );
+    case 'diamond':
+      return (
+        <polygon
+          points={`${cx},${cy - r - 1} ${cx + r + 1},${cy} ${cx},${cy + r + 1} ${cx - r - 1},${cy}`}
+          fill="#ffffff"
+          stroke={color}
+          strokeWidth={2}
+        >
+          {children}
+        </polygon>
+      );
+    default:
+      return (
+        <path d={`M${cx - r},${cy - r}L${cx + r},${cy + r}M${cx + r},${cy - r}L${cx - r},${cy + r}`} stroke={color} strokeWidth={2.5}>
+          {children}
+        </path>
+      );
+  }
+}
+
+function LegendSample({ index, color }: { index: number; color: string }) {
+  return (
+    <svg width="34" height="12" viewBox="0 0 34 12" aria-hidden="true" className="chart__sample">
+      <line x1="1" x2="33" y1="6" y2="6" stroke={color} strokeWidth={2.5} strokeDasharray={DASHES[index % DASHES.length]} />
+      <Point shape={MARKERS[index % MARKERS.length]!} cx={17} cy={6} color={color}>
+        {null}
+      </Point>
+    </svg>
+  );
+}
+
 interface ChartProps<T extends { date: string }> {
   title: string;
   rows: T[];
@@ -59,9 +120,9 @@ export function LineChart<T extends { date: string }>({ title, rows, series, val
         {title}
       </figcaption>
       <ul className="chart__legend">
-        {series.map((s) => (
-          <li key={s.key}>
-            <span className="chart__swatch" style={{ background: s.color }} aria-hidden="true" />
+        {series.map((s, index) => (
+          <li key={s.key} data-series={s.key}>
+            <LegendSample index={index} color={s.color} />
             {s.label}
           </li>
         ))}
@@ -96,22 +157,23 @@ export function LineChart<T extends { date: string }>({ title, rows, series, val
               </text>
             ) : null,
           )}
-          {/* The first series are drawn wider and underneath, so equal lines still show both colours. */}
+          {/* The first series are drawn wider and underneath, and each has its own dashes and point
+              shape, so equal lines still show every series. */}
           {series.map((s, index) => (
-            <g key={s.key}>
+            <g key={s.key} data-series={s.key}>
               <polyline
                 fill="none"
                 stroke={s.color}
                 strokeWidth={index === 0 ? 4 : index === 1 ? 2.75 : 2}
+                strokeDasharray={DASHES[index % DASHES.length]}
                 strokeLinejoin="round"
-                strokeLinecap="round"
                 points={rows.map((r, i) => `${x(i)},${y(value(r, s.key))}`).join(' ')}
               />
               {rows.map((r, i) =>
                 value(r, s.key) > 0 ? (
-                  <circle key={r.date} cx={x(i)} cy={y(value(r, s.key))} r={3} fill={s.color}>
+                  <Point key={r.date} shape={MARKERS[index % MARKERS.length]!} cx={x(i)} cy={y(value(r, s.key))} color={s.color}>
                     <title>{`${s.label}, ${dayLabel(r.date)}: ${formatNumber(value(r, s.key))}`}</title>
-                  </circle>
+                  </Point>
                 ) : null,
               )}
             </g>

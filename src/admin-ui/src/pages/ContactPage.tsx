@@ -52,6 +52,18 @@ export function ContactPage() {
     }
   };
 
+  const liftSuppression = async (address: string) => {
+    setBusy(true);
+    setFlagError(null);
+    try {
+      profile.setData(await api.post<ContactProfile>(`${path}/suppressions/lift`, { address }));
+    } catch (err) {
+      setFlagError(errorMessage(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
   const refreshFeed = async () => {
     setOlderPages([]);
     setOlderDone(false);
@@ -107,6 +119,27 @@ export function ContactPage() {
       )}
       {c.optedOut && (
         <p className="alert alert--warning">This contact opted out: no campaign sends to it, even when triggered through the API.</p>
+      )}
+      {c.suppressed.length > 0 && (
+        <section className="alert alert--warning" aria-labelledby="bounced-title" data-testid="suppressed">
+          <p id="bounced-title">
+            <strong>Bounced addresses.</strong> Sends to these addresses end in error without being tried, because the recipient's server
+            refused them:
+          </p>
+          <ul className="suppressed-list">
+            {c.suppressed.map((s) => (
+              <li key={`${s.channel}:${s.address}`}>
+                <code>{s.address}</code>{' '}
+                <span className="muted">
+                  ({s.reason}, {formatDateTime(s.createdAt)})
+                </span>{' '}
+                <button type="button" className="button button--small" disabled={busy} onClick={() => void liftSuppression(s.address)}>
+                  Send to it again
+                </button>
+              </li>
+            ))}
+          </ul>
+        </section>
       )}
 
       <div className="profile-layout">

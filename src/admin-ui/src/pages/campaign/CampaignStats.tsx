@@ -3,7 +3,7 @@ import { LineChart } from '../../components/Chart';
 import { ErrorState, Loading } from '../../components/States';
 import { formatNumber } from '../../format';
 import { useApi, useInterval } from '../../hooks';
-import type { CampaignStats as Stats, StatsDay } from '../../types';
+import type { LinkClicks, CampaignStats as Stats, StatsDay } from '../../types';
 
 const SERIES = [
   { key: 'sent', label: 'Sent', color: '#4f46e5' },
@@ -51,13 +51,15 @@ export function CampaignStats({ campaignId }: { campaignId: string }) {
         <Stat label="Sent" value={t.sent} tone="indigo" />
         <Stat label="Rejected" value={t.rejected} tone="amber" note="Already received, re-entry off" />
         <Stat label="Optout" value={t.optout} tone="amber" note="Contact opted out" />
-        <Stat label="Error" value={t.error} tone="red" />
+        <Stat label="Error" value={t.error} tone="red" note={t.bounced > 0 ? `${formatNumber(t.bounced)} bounced` : undefined} />
       </section>
       <section aria-label="Delivery and engagement" className="stat-grid">
         <Stat label="Processed" value={t.processed} note="Handed to the channel" />
         <Stat label="Delivered" value={t.delivered} note={`${rate(t.delivered, t.processed)} of processed`} />
         <Stat label="Opens" value={t.opens} note={`${formatNumber(t.uniqueOpens)} unique · ${rate(t.uniqueOpens, t.delivered)}`} />
         <Stat label="Clicks" value={t.clicks} note={`${formatNumber(t.uniqueClicks)} unique · ${rate(t.uniqueClicks, t.delivered)}`} />
+        <Stat label="Bounced" value={t.bounced} note="Address refused; later sends to it are suppressed" />
+        <Stat label="Unsubscribes" value={t.unsubscribes} note={`Through this campaign · ${rate(t.unsubscribes, t.delivered)}`} />
       </section>
       <p className="muted small">
         Waiting: {formatNumber(t.pending)} pending (delayed) · {formatNumber(t.queued)} queued · {formatNumber(t.cancelled)} cancelled
@@ -75,6 +77,8 @@ export function CampaignStats({ campaignId }: { campaignId: string }) {
           />
         )}
       </section>
+
+      <LinkTable links={stats.data.links} />
     </div>
   );
 }
@@ -88,5 +92,45 @@ function Stat({ label, value, note, tone }: { label: string; value: number; note
       </p>
       {note && <p className="stat__note">{note}</p>}
     </div>
+  );
+}
+
+/** Clicks per link of the campaign's emails, the most clicked first. */
+function LinkTable({ links }: { links: LinkClicks[] }) {
+  const titleId = useId();
+  return (
+    <section className="card" aria-labelledby={titleId}>
+      <div className="card__head">
+        <h2 id={titleId}>Clicks per link</h2>
+      </div>
+      {links.length === 0 ? (
+        <p className="muted">No clicks yet.</p>
+      ) : (
+        <div className="table-wrap">
+          <table className="table table--compact" data-testid="link-clicks">
+            <thead>
+              <tr>
+                <th scope="col">Link</th>
+                <th scope="col" className="num">
+                  Clicks
+                </th>
+                <th scope="col" className="num">
+                  Unique
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {links.map((link) => (
+                <tr key={link.url}>
+                  <td className="link-url">{link.url}</td>
+                  <td className="num">{formatNumber(link.clicks)}</td>
+                  <td className="num">{formatNumber(link.uniqueClicks)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
   );
 }
