@@ -36,7 +36,7 @@ export type RequestBody<P extends keyof paths, M extends Method> =
       : never;
 /** The query parameters of an operation. */
 export type QueryParams<P extends keyof paths, M extends Method> = Operation<P, M> extends { parameters: { query: infer Q } } ? Q : never;
-/** The JSON of an operation's success answer (200, 201 or 202). */
+/** The JSON of an operation's success answer (200, 201, 202 or 207). */
 export type ResponseBody<P extends keyof paths, M extends Method> =
   Operation<P, M> extends { responses: infer R }
     ? R extends { 200: infer S }
@@ -45,7 +45,9 @@ export type ResponseBody<P extends keyof paths, M extends Method> =
         ? Json<S>
         : R extends { 202: infer S }
           ? Json<S>
-          : undefined
+          : R extends { 207: infer S }
+            ? Json<S>
+            : undefined
     : never;
 
 export interface HeraldClientOptions extends RetryOptions {

@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createHeraldClient, HeraldApiError, type HeraldClientOptions, parseRetryAfter } from '../../client/src/index.js';
+import {
+  createHeraldClient,
+  HeraldApiError,
+  type HeraldClient,
+  type HeraldClientOptions,
+  parseRetryAfter,
+} from '../../client/src/index.js';
 import { makeEmailCampaign, makeTenant, randomEmail } from '../helpers/factories.js';
 import { startService, type TestService } from '../helpers/harness.js';
 import { type FlakyProxy, startFlakyProxy } from './flaky-proxy.js';
@@ -57,6 +63,15 @@ describe('TypeScript client against a running Herald', () => {
     // The generic GET, typed from the generated paths: nothing is pending any more.
     const again = await client.get('/api/campaigns/cancel', { campaignId: campaign.id, lead: lead.id });
     assert.equal(again.cancelled, false);
+
+    // Compile-time checks (npm run lint type-checks this file): the generated paths refuse an unknown path and a wrong body.
+    const refused = (c: HeraldClient) => [
+      // @ts-expect-error not an operation of the document
+      () => c.post('/api/nope', {}),
+      // @ts-expect-error campaignId is a string
+      () => c.trigger({ campaignId: 1, lead: 'x' }),
+    ];
+    assert.equal(refused(client).length, 2);
 
     // On the wire: the key in its header on every call and in no URL; one fresh Idempotency-Key per POST.
     assert.equal(proxy.seen.length, 5);
