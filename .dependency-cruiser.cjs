@@ -139,12 +139,33 @@ module.exports = {
       from: { path: '^src/', pathNot: '^src/admin-ui/' },
       to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['type-only'] },
     },
+    {
+      name: 'client-is-standalone',
+      severity: 'error',
+      comment:
+        'The TypeScript client (client/) is built from the OpenAPI document alone: it imports nothing of the server, so it can be ' +
+        'shipped on its own and its types only change through `npm run client:generate`.',
+      from: { path: '^client/' },
+      to: { path: '^(src|test|tools|bench)/' },
+    },
+    {
+      name: 'client-runs-anywhere',
+      severity: 'error',
+      comment:
+        "The client runs wherever fetch does (Node, Deno, Bun, browsers' back-end frameworks): no Node built-ins, and no package but openapi-fetch.",
+      from: { path: '^client/' },
+      to: {
+        pathNot: ['^client/', 'node_modules/openapi-fetch/', 'node_modules/openapi-typescript-helpers/'],
+        dependencyTypesNot: ['type-only'],
+      },
+    },
   ],
   options: {
     // Only the source: tests and benchmarks may reach anywhere to set up their case.
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '^dist/' },
-    includeOnly: '(^src/|node_modules/)',
+    exclude: { path: '(^|/)dist/' },
+    // Node built-ins (`crypto`, `node:fs`) are kept in the graph so that client-runs-anywhere sees them.
+    includeOnly: '(^src/|^client/|node_modules/|^(node:)?[a-z_]+$)',
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     enhancedResolveOptions: {
