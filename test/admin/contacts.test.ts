@@ -169,6 +169,7 @@ describe('one contact', () => {
       'notes',
       'optedOut',
       'phones',
+      'suppressed',
       'tags',
       'trackers',
       'updatedAt',

@@ -25,6 +25,8 @@ const ZERO = {
   uniqueOpens: 0,
   clicks: 0,
   uniqueClicks: 0,
+  bounced: 0,
+  unsubscribes: 0,
 };
 
 async function newCampaign(acc?: string) {
@@ -38,7 +40,7 @@ async function sends(acc: string, id: string, statuses: SendStatus[]) {
 }
 
 describe('campaign stats', () => {
-  test('a campaign without sends has every member at 0, exactly the members of interfaces.md', async () => {
+  test('a campaign without sends has every member at 0: the members of interfaces.md, then bounced and unsubscribes', async () => {
     const { acc, id } = await newCampaign();
     const stats = await campaignStats(t.db, acc, id);
     assert.deepEqual(stats, ZERO);

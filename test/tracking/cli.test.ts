@@ -62,6 +62,8 @@ describe('herald campaign stats and stats-daily', () => {
       uniqueOpens: 2,
       clicks: 1,
       uniqueClicks: 1,
+      bounced: 0,
+      unsubscribes: 0,
     });
     assert.deepEqual(daily.days[0], {
       date: new Date(Date.now() - 2 * 86_400_000).toISOString().slice(0, 10),
@@ -73,6 +75,8 @@ describe('herald campaign stats and stats-daily', () => {
       uniqueOpens: 0,
       clicks: 0,
       uniqueClicks: 0,
+      bounced: 0,
+      unsubscribes: 0,
     });
     // Without --days: the last 30 days.
     assert.equal((await ok('campaign', 'stats-daily', '--account', tenant.accountId, '--campaign', tenant.campaignId)).days.length, 30);

@@ -57,6 +57,6 @@ export type CampaignInput = Required<Omit<CampaignCreateBody, 'delaySeconds' | '
 };
 
 // Contacts, activity, segments and the outbox: the server's contract (type imports only, erased from the bundle).
-export type { ActivityItem, ContactProfile, ContactSummary, Note } from '../../contract/admin/contacts';
+export type { ActivityItem, AdminContactProfile, ContactProfile, ContactSummary, Note } from '../../contract/admin/contacts';
 export type { OutboxItem, OutboxMessage } from '../../contract/admin/outbox';
 export type { Criteria, Segment } from '../../contract/admin/segments';

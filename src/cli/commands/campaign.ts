@@ -107,7 +107,7 @@ export const campaign: CommandGroup = {
   },
   stats: {
     options: { account: { type: 'string' }, campaign: { type: 'string' } },
-    run: ({ db }, v) => campaignStats(db, required(v, 'account'), required(v, 'campaign')),
+    run: async ({ db }, v) => interfaceStats(await campaignStats(db, required(v, 'account'), required(v, 'campaign'))),
   },
   // A command of its own, so `campaign stats` keeps exactly the shape interfaces.md gives it.
   'stats-daily': {
@@ -126,3 +126,13 @@ export const campaign: CommandGroup = {
     run: async ({ db }, v) => ({ items: (await listCampaigns(db, required(v, 'account'))).map(presentCampaign) }),
   },
 };
+
+/**
+ * Exactly the members interfaces.md gives `herald campaign stats`, in its order: scripts compare
+ * that shape. Later statistics (bounced, unsubscribes) are in the admin API and `stats-daily`.
+ */
+function interfaceStats(stats: Awaited<ReturnType<typeof campaignStats>>) {
+  const { sent, rejected, optout, error, pending, cancelled, queued, processed, delivered, opens, uniqueOpens, clicks, uniqueClicks } =
+    stats;
+  return { sent, rejected, optout, error, pending, cancelled, queued, processed, delivered, opens, uniqueOpens, clicks, uniqueClicks };
+}

@@ -66,12 +66,14 @@ export const ContactProfile = Type.Object({
   trackers: Type.Array(Type.String()),
   archived: Type.Boolean(),
   optedOut: Type.Boolean(),
-  /** Its addresses that bounced (the panel's contact page; not part of `herald contact show`). */
-  suppressed: Type.Array(Suppression),
   createdAt: Timestamp,
   updatedAt: Timestamp,
 });
 export type ContactProfile = Static<typeof ContactProfile>;
+
+/** The contact page's profile: `herald contact show`'s, with the addresses that bounced. */
+export const AdminContactProfile = Type.Object({ ...ContactProfile.properties, suppressed: Type.Array(Suppression) });
+export type AdminContactProfile = Static<typeof AdminContactProfile>;
 
 /** `POST /contacts/:id/suppressions/lift`: one of the contact's own addresses. */
 export const LiftSuppressionBody = Type.Object({ address: Type.String({ minLength: 1, maxLength: 320 }) }, { additionalProperties: false });

@@ -2,11 +2,11 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import {
   ActivityPage,
   ActivityQuery,
+  AdminContactProfile,
   ContactFlagsBody,
   ContactIdParams,
   ContactListQuery,
   ContactPage,
-  ContactProfile,
   LiftSuppressionBody,
   Note,
   NoteBody,
@@ -40,17 +40,17 @@ export const contactAdminRoutes =
         cursor,
       });
     });
-    app.get('/contacts/:id', { schema: { hide: true, params: ContactIdParams, response: { 200: ContactProfile } } }, async (request) =>
+    app.get('/contacts/:id', { schema: { hide: true, params: ContactIdParams, response: { 200: AdminContactProfile } } }, async (request) =>
       contactProfile(db, request.admin.accountId, request.params.id),
     );
     app.patch(
       '/contacts/:id',
-      { schema: { hide: true, params: ContactIdParams, body: ContactFlagsBody, response: { 200: ContactProfile } } },
+      { schema: { hide: true, params: ContactIdParams, body: ContactFlagsBody, response: { 200: AdminContactProfile } } },
       async (request) => updateContactFlags(db, request.admin.accountId, request.params.id, request.body),
     );
     app.post(
       '/contacts/:id/suppressions/lift',
-      { schema: { hide: true, params: ContactIdParams, body: LiftSuppressionBody, response: { 200: ContactProfile } } },
+      { schema: { hide: true, params: ContactIdParams, body: LiftSuppressionBody, response: { 200: AdminContactProfile } } },
       async (request) => liftContactSuppression(db, request.admin.accountId, request.params.id, request.body.address),
     );
     app.get(

@@ -8,14 +8,14 @@ import { PageHeader } from '../components/PageHeader';
 import { EmptyState, ErrorState, Loading } from '../components/States';
 import { formatDateTime, formatNumber, formatValue } from '../format';
 import { useApi } from '../hooks';
-import type { ActivityItem, Campaign, ContactProfile, Kpi } from '../types';
+import type { ActivityItem, AdminContactProfile, Campaign, Kpi } from '../types';
 
 const FEED_PAGE = 50;
 
 export function ContactPage() {
   const { id = '' } = useParams();
   const path = `/contacts/${encodeURIComponent(id)}`;
-  const profile = useApi<ContactProfile>(path);
+  const profile = useApi<AdminContactProfile>(path);
   const kpis = useApi<{ items: Kpi[] }>('/kpis');
   const campaigns = useApi<{ items: Campaign[] }>('/campaigns');
   const [olderPages, setOlderPages] = useState<ActivityItem[]>([]);
@@ -44,7 +44,7 @@ export function ContactPage() {
     setBusy(true);
     setFlagError(null);
     try {
-      profile.setData(await api.patch<ContactProfile>(path, flags));
+      profile.setData(await api.patch<AdminContactProfile>(path, flags));
     } catch (err) {
       setFlagError(errorMessage(err));
     } finally {
@@ -56,7 +56,7 @@ export function ContactPage() {
     setBusy(true);
     setFlagError(null);
     try {
-      profile.setData(await api.post<ContactProfile>(`${path}/suppressions/lift`, { address }));
+      profile.setData(await api.post<AdminContactProfile>(`${path}/suppressions/lift`, { address }));
     } catch (err) {
       setFlagError(errorMessage(err));
     } finally {
