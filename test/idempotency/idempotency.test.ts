@@ -367,3 +367,14 @@ describe('concurrent duplicates', () => {
     }
   });
 });
+
+test('the OpenAPI document lists the header on the four POSTs, not on the GET forms', async () => {
+  const doc = (await t.app.inject({ url: '/openapi.json' })).json();
+  const header = (op: { parameters?: { in: string; name: string }[] }) =>
+    (op.parameters ?? []).some((p) => p.in === 'header' && p.name === 'idempotency-key');
+  for (const path of ['/api/leads', '/api/events', '/api/campaigns/trigger', '/api/campaigns/cancel']) {
+    assert.ok(header(doc.paths[path].post), `POST ${path}`);
+    assert.ok(doc.paths[path].post.responses['422'], `POST ${path} documents 422`);
+  }
+  for (const path of ['/api/campaigns/trigger', '/api/campaigns/cancel']) assert.ok(!header(doc.paths[path].get), `GET ${path}`);
+});
