@@ -8,6 +8,7 @@ import type { AppDeps } from './deps.js';
 import { createAuthHook } from './http/auth.js';
 import { drainUnreadBodies } from './http/drain.js';
 import { clientErrorHandler, errorMessageKeyword, frameworkErrors, installErrorHandling } from './http/error-handler.js';
+import { createIdempotencyHook } from './http/idempotency.js';
 import { createLogger } from './http/logger.js';
 import { refuseNulCharacters } from './http/nul-guard.js';
 import { registerOpenApi } from './http/openapi.js';
@@ -66,6 +67,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   // Key check (and rate limit) runs before the body is read, on every route that names a scope.
   app.addHook('onRequest', createAuthHook(deps.db, { perSecond: deps.config.rateLimitPerSecond, burst: deps.config.rateLimitBurst }));
+  // Idempotency-Key on the routes flagged `idempotent` (after the body and NUL checks, as a preHandler).
+  app.addHook('preHandler', createIdempotencyHook(deps.db));
 
   await app.register(contactRoutes(deps));
   await app.register(eventRoutes(deps));

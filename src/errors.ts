@@ -22,6 +22,9 @@ export const ERROR_CODES = {
   ALLOWANCE_EXHAUSTED: [402, 'Monthly send allowance exhausted'],
   ACCOUNT_NOT_FOUND: [404, 'Account not found'],
   KEY_NOT_FOUND: [404, 'API key not found'],
+  // Idempotency-Key of the public API's POSTs (README, decisions.md "Idempotent retries").
+  IDEMPOTENCY_KEY_IN_USE: [409, 'A request with this Idempotency-Key is still being processed'],
+  IDEMPOTENCY_KEY_REUSED: [422, 'Idempotency-Key was used with a different request'],
   // Admin panel (docs/admin-api.md).
   NOT_SIGNED_IN: [401, 'Not signed in'],
   INVALID_CREDENTIALS: [401, 'Invalid email or password'],

@@ -7,6 +7,7 @@ import * as whatsappCallbacks from './migrations/0005_whatsapp_callbacks.js';
 import * as adminIndexes from './migrations/0006_admin_indexes.js';
 import * as kpiMicros from './migrations/0007_kpi_micros.js';
 import * as loginThrottle from './migrations/0008_login_throttle.js';
+import * as idempotencyKeys from './migrations/0009_idempotency_keys.js';
 import * as bounces from './migrations/0011_bounces.js';
 import type { Database } from './schema.js';
 
@@ -20,6 +21,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0006_admin_indexes': adminIndexes,
   '0007_kpi_micros': kpiMicros,
   '0008_login_throttle': loginThrottle,
+  '0009_idempotency_keys': idempotencyKeys,
   '0011_bounces': bounces,
 };
 

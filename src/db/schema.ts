@@ -306,6 +306,20 @@ export interface LoginThrottleTable {
   window_start: number;
 }
 
+/** The stored answer of a public API request sent with an `Idempotency-Key` (kept 24 hours). */
+export interface IdempotencyKeysTable {
+  account_id: string;
+  /** As the client sent it: 1 to 255 visible ASCII characters. */
+  key: string;
+  /** SHA-256 (hex) of the method, the route and the canonical JSON body. */
+  fingerprint: string;
+  /** Null only inside the transaction that claimed the key, before its effect ran. */
+  status: number | null;
+  /** The answer's JSON. */
+  body: string | null;
+  created_at: number;
+}
+
 export interface SegmentsTable {
   id: string;
   account_id: string;
@@ -341,5 +355,6 @@ export interface Database {
   sessions: SessionsTable;
   login_throttle: LoginThrottleTable;
   segments: SegmentsTable;
+  idempotency_keys: IdempotencyKeysTable;
   suppressed_addresses: SuppressedAddressesTable;
 }

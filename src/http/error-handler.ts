@@ -4,6 +4,8 @@ import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ERROR_MESSAGE } from '../contract/common.js';
 import { AppError, ERROR_CODES, type ErrorCode, type Problem } from '../errors.js';
+import { IdempotencyKeyTaken } from '../modules/idempotency/idempotency.service.js';
+import { replayTakenKey } from './idempotency.js';
 
 /** The one error body of decisions.md: `{statusCode, error, message, details?, requestId?}`. */
 export function sendError(reply: FastifyReply, err: AppError, requestId?: string): FastifyReply {
@@ -98,8 +100,17 @@ function fromFastifyError(err: FastifyError & { validation?: AjvError[] }): AppE
 }
 
 export function installErrorHandling(app: FastifyInstance): void {
-  app.setErrorHandler((err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    const known = err instanceof AppError ? err : fromFastifyError(err);
+  app.setErrorHandler(async (thrown: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    let err: unknown = thrown;
+    // The request's Idempotency-Key was claimed by another: its transaction is over, now look the key up.
+    if (err instanceof IdempotencyKeyTaken) {
+      try {
+        return await replayTakenKey(reply, err);
+      } catch (lookupError) {
+        err = lookupError;
+      }
+    }
+    const known = err instanceof AppError ? err : fromFastifyError(err as FastifyError);
     if (known) return sendError(reply, known);
     // Anything else is our bug: log it in full, answer without internals.
     request.log.error({ err }, 'unhandled error');

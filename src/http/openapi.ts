@@ -18,6 +18,22 @@ export const ErrorBody = Type.Object(
 /** Warnings of a 200 response: items that were skipped without failing the call. */
 export const Problems = Type.Array(Type.Object({ path: Type.String(), message: Type.String() }));
 
+/**
+ * The `Idempotency-Key` request header of the public API's POSTs (README, decisions.md), for the
+ * documentation only: every string passes this schema and `http/idempotency.ts` checks the key
+ * itself, so a bad key answers the usual Validation Error naming the header.
+ */
+export const IdempotencyHeaders = Type.Object({
+  'idempotency-key': Type.Optional(
+    Type.String({
+      description:
+        'Optional, 1 to 255 visible ASCII characters, unique per request (a UUID). A retry with the same key and body within ' +
+        '24 hours answers the first answer again, with `Idempotent-Replayed: true`, and does nothing else; the same key with ' +
+        'another body answers 422, and 409 while the first request is still running. Only successful answers are kept.',
+    }),
+  ),
+});
+
 /** Standard error responses for a key-protected route, referenced from each route schema. */
 export const errorResponses = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [s, Type.Ref('ErrorBody')]));
 

@@ -6,6 +6,7 @@ import { AppError, type Problem } from '../../errors.js';
 import { newId } from '../../ids.js';
 import { parseStoredJson } from '../../json-limits.js';
 import { iso } from '../../time.js';
+import { type IdempotentRequest, oncePerKey } from '../idempotency/idempotency.service.js';
 import type { FieldDefinition, IdentifierOwners } from './contacts.repo.js';
 import * as repo from './contacts.repo.js';
 import type { LeadInput, LeadResult } from './contacts.schemas.js';
@@ -92,9 +93,12 @@ async function findAndTouch(q: Queryable, accountId: string, lead: NormalizedLea
   return { contactId: existing, storedMetadata, owners };
 }
 
-/** `POST /api/leads`: one transaction; a lost race on a new address retries and then updates. */
-export async function writeContact(db: Db, accountId: string, input: LeadInput): Promise<ContactWriteResult> {
-  return withUniqueRetry(() => inTransaction(db, (tx) => applyContactWrite(tx, accountId, input, Date.now())));
+/**
+ * `POST /api/leads`: one transaction; a lost race on a new address retries and then updates.
+ * With an Idempotency-Key the answer is stored in that transaction (oncePerKey).
+ */
+export async function writeContact(db: Db, accountId: string, input: LeadInput, key?: IdempotentRequest): Promise<ContactWriteResult> {
+  return withUniqueRetry(() => inTransaction(db, (tx) => oncePerKey(tx, key, () => applyContactWrite(tx, accountId, input, Date.now()))));
 }
 
 async function createContact(

@@ -5,11 +5,21 @@ import { newId } from '../../ids.js';
 import { checkMetadataSize } from '../../json-limits.js';
 import { iso } from '../../time.js';
 import { findContactIdByIdOrTracker } from '../contacts/contacts.service.js';
+import { type IdempotentRequest, oncePerKey } from '../idempotency/idempotency.service.js';
 import { insertEvent } from './events.repo.js';
 import type { EventInput, EventView } from './events.schemas.js';
 
-/** `POST /api/events`: the Event section of the spec and decisions.md, checks in their order. */
-export async function recordEvent(db: Db, accountId: string, input: EventInput, now = Date.now()): Promise<EventView> {
+/**
+ * `POST /api/events`: the Event section of the spec and decisions.md, checks in their order.
+ * With an Idempotency-Key the answer is stored in the event's transaction (oncePerKey).
+ */
+export async function recordEvent(
+  db: Db,
+  accountId: string,
+  input: EventInput,
+  now = Date.now(),
+  key?: IdempotentRequest,
+): Promise<EventView> {
   const value = input.value === undefined ? null : String(input.value);
   if (input.type === 'click' && (value === null || value === '')) throw invalid('/value', 'value is required when type is click');
   if (input.metadata) checkMetadataSize(input.metadata, '/metadata');
@@ -17,26 +27,28 @@ export async function recordEvent(db: Db, accountId: string, input: EventInput, 
 
   // One transaction, though a single insert would commit by itself: on SQLite, events arriving
   // together then share one commit (one fsync) with each other and with other writes.
-  return inTransaction(db, async (tx) => {
-    const contactId = await findContactIdByIdOrTracker(
-      tx,
-      accountId,
-      input.leadId !== undefined ? { id: input.leadId } : { tracker: input.tracker! },
-    );
-    if (!contactId) throw new AppError('LEAD_NOT_FOUND');
+  return inTransaction(db, (tx) =>
+    oncePerKey(tx, key, async () => {
+      const contactId = await findContactIdByIdOrTracker(
+        tx,
+        accountId,
+        input.leadId !== undefined ? { id: input.leadId } : { tracker: input.tracker! },
+      );
+      if (!contactId) throw new AppError('LEAD_NOT_FOUND');
 
-    const event = {
-      id: newId('ev'),
-      contact_id: contactId,
-      type: input.type,
-      value,
-      metadata: JSON.stringify(input.metadata ?? {}),
-      url: input.url === undefined ? null : normalizeEventUrl(input.url),
-      created_at: now,
-    };
-    await insertEvent(tx, accountId, event);
-    return { id: event.id, leadId: contactId, type: event.type, createdAt: iso(now) };
-  });
+      const event = {
+        id: newId('ev'),
+        contact_id: contactId,
+        type: input.type,
+        value,
+        metadata: JSON.stringify(input.metadata ?? {}),
+        url: input.url === undefined ? null : normalizeEventUrl(input.url),
+        created_at: now,
+      };
+      await insertEvent(tx, accountId, event);
+      return { id: event.id, leadId: contactId, type: event.type, createdAt: iso(now) };
+    }),
+  );
 }
 
 /** The spec stores a page without its `https://` prefix and without anything from `?` on. */

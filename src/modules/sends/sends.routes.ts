@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import type { AppDeps } from '../../deps.js';
 import { AppError } from '../../errors.js';
-import { errorResponses } from '../../http/openapi.js';
+import { errorResponses, IdempotencyHeaders } from '../../http/openapi.js';
 import { cancelSend } from './cancel.service.js';
 import { CancelBody, CancelQuery, CancelResponse, TriggerBody, TriggerQuery, TriggerResponse } from './sends.schemas.js';
 import { triggerCampaign } from './trigger.service.js';
@@ -38,11 +38,16 @@ export const sendRoutes =
     app.post(
       '/api/campaigns/trigger',
       {
-        config: { scope: 'campaigns:trigger' },
+        config: { scope: 'campaigns:trigger', idempotent: true },
         preValidation: objectLeadNeedsLeadsWrite,
-        schema: { ...TRIGGER_DOC, body: TriggerBody, response: { 200: TriggerResponse, ...triggerErrors } },
+        schema: {
+          ...TRIGGER_DOC,
+          headers: IdempotencyHeaders,
+          body: TriggerBody,
+          response: { 200: TriggerResponse, ...triggerErrors, ...errorResponses(422) },
+        },
       },
-      async (request) => triggerCampaign(sendDeps, request.apiKey.accountId, request.body),
+      async (request) => triggerCampaign(sendDeps, request.apiKey.accountId, request.body, Date.now(), request.idempotency),
     );
 
     app.get(
@@ -63,14 +68,15 @@ export const sendRoutes =
     app.post(
       '/api/campaigns/cancel',
       {
-        config: { scope: 'campaigns:trigger' },
+        config: { scope: 'campaigns:trigger', idempotent: true },
         schema: {
           ...CANCEL_DOC,
+          headers: IdempotencyHeaders,
           body: CancelBody,
-          response: { 200: CancelResponse, ...errorResponses(400, 401, 403, 404, 413, 415, 429) },
+          response: { 200: CancelResponse, ...errorResponses(400, 401, 403, 404, 409, 413, 415, 422, 429) },
         },
       },
-      async (request) => cancelSend(deps.db, request.apiKey.accountId, request.body),
+      async (request) => cancelSend(deps.db, request.apiKey.accountId, request.body, Date.now(), request.idempotency),
     );
 
     app.get(

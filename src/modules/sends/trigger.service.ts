@@ -9,6 +9,7 @@ import type { Campaign } from '../campaigns/campaign.js';
 import { findCampaign } from '../campaigns/campaigns.service.js';
 import { applyContactWrite } from '../contacts/contacts.service.js';
 import { findContactIdByLeadString } from '../contacts/lead-lookup.js';
+import { type IdempotentRequest, oncePerKey } from '../idempotency/idempotency.service.js';
 import { rejectedByReentry } from './recipient-rules.js';
 import { countSendsSince, insertSend, lockAccount, lockContact, recipientState, restartPending } from './sends.repo.js';
 import type { TriggerInput, TriggerResult } from './sends.schemas.js';
@@ -22,23 +23,37 @@ export interface SendDeps {
 /**
  * `POST|GET /api/campaigns/trigger`. Campaign checks, the contact (looked up, or written from a
  * `lead` object), the recipient rules, the allowance and the send row all happen in ONE
- * transaction: a trigger is either fully recorded or not at all.
+ * transaction: a trigger is either fully recorded or not at all. With an Idempotency-Key (POST
+ * only) its answer is stored in that transaction too (oncePerKey).
  */
-export async function triggerCampaign(deps: SendDeps, accountId: string, input: TriggerInput, now = Date.now()): Promise<TriggerResult> {
+export async function triggerCampaign(
+  deps: SendDeps,
+  accountId: string,
+  input: TriggerInput,
+  now = Date.now(),
+  key?: IdempotentRequest,
+): Promise<TriggerResult> {
   const { db } = deps;
   // A lost race on a unique constraint (a new contact's email, or the one-pending-send index)
   // retries: the second run sees the winner's row and restarts or updates it.
   const outcome = await withUniqueRetry(() =>
-    inTransaction(db, async (tx) => {
-      const campaign = await requireTriggerableCampaign(tx, accountId, input.campaignId);
-      const contactId =
-        typeof input.lead === 'string'
-          ? await requireLead(tx, accountId, input.lead)
-          : (await applyContactWrite(tx, accountId, input.lead, now, '/lead')).id;
-      const contact = await lockContact(tx, db.engine, accountId, contactId);
-      if (!contact) throw new AppError('LEAD_NOT_FOUND');
-      return decide(tx, db.engine, campaign, contactId, contact.optedOut, now);
-    }),
+    inTransaction(db, (tx) =>
+      oncePerKey(
+        tx,
+        key,
+        async () => {
+          const campaign = await requireTriggerableCampaign(tx, accountId, input.campaignId);
+          const contactId =
+            typeof input.lead === 'string'
+              ? await requireLead(tx, accountId, input.lead)
+              : (await applyContactWrite(tx, accountId, input.lead, now, '/lead')).id;
+          const contact = await lockContact(tx, db.engine, accountId, contactId);
+          if (!contact) throw new AppError('LEAD_NOT_FOUND');
+          return decide(tx, db.engine, campaign, contactId, contact.optedOut, now);
+        },
+        (outcome) => outcome.result,
+      ),
+    ),
   );
   if (outcome.dueAt !== undefined) deps.wakeup?.(outcome.dueAt);
   return outcome.result;
