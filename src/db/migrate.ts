@@ -7,6 +7,7 @@ import * as whatsappCallbacks from './migrations/0005_whatsapp_callbacks.js';
 import * as adminIndexes from './migrations/0006_admin_indexes.js';
 import * as kpiMicros from './migrations/0007_kpi_micros.js';
 import * as loginThrottle from './migrations/0008_login_throttle.js';
+import * as triggerData from './migrations/0010_trigger_data.js';
 import type { Database } from './schema.js';
 
 /** Migrations are listed in code, so the compiled build and the test runner find the same set. */
@@ -20,6 +21,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0007_kpi_micros': kpiMicros,
 
   '0008_login_throttle': loginThrottle,
+  '0010_trigger_data': triggerData,
 };
 
 /** Every migration this build applies, in order (readiness checks the database has them all). */

@@ -169,6 +169,7 @@ export class Dispatcher {
         contact,
         to,
         account: { id: send.account_id, whatsapp },
+        trigger: send.triggerData,
       });
       delivered = { campaign, contact, to, receipt };
     } catch (err) {
