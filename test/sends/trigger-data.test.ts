@@ -232,7 +232,8 @@ describe('trigger data in the webhook payload', () => {
 
 describe('a re-trigger that restarts a pending delayed send: the latest trigger wins', () => {
   test('its data replaces the pending send’s; a restart without data clears it; one message, with the last data', async () => {
-    const s = await setup({ mode: 'delay', delaySeconds: 1 });
+    // 3 s: four calls in a row must all land before the send comes due, even on a loaded machine.
+    const s = await setup({ mode: 'delay', delaySeconds: 3 });
     const first = await s.trigger({ order: 'FIRST', total: 1 });
     assert.deepEqual([first.status, first.body.status], [200, 'pending']);
     assert.deepEqual(JSON.parse((await sendRow(t.db, first.body.sendId)).trigger_data!), { order: 'FIRST', total: 1 });
@@ -247,7 +248,7 @@ describe('a re-trigger that restarts a pending delayed send: the latest trigger 
 
     const fourth = await s.trigger({ order: 'LAST' }, s.email);
     assert.equal(fourth.body.sendId, first.body.sendId);
-    const [mail] = await eventually(() => mailsTo(s.email).length === 1 && mailsTo(s.email), 4000, 'the one email');
+    const [mail] = await eventually(() => mailsTo(s.email).length === 1 && mailsTo(s.email), 8000, 'the one email');
     assert.equal(mail!.subject, 'Order LAST for Katherine Johnson');
     assert.match(mail!.text ?? '', /^Order LAST \(\)/, 'nothing left of the earlier calls (total was only in the first)');
     await sleep(300);
