@@ -82,6 +82,7 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
                 sendId: send.id,
                 urls: campaign.webhooks,
                 contact,
+                trigger: send.triggerData,
                 now,
               })
           : undefined,

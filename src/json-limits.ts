@@ -6,6 +6,16 @@ export { MAX_JSON_DEPTH };
 /** Free-form metadata is capped (decisions.md, Limits): 16 KiB of JSON. */
 export const METADATA_MAX_BYTES = 16 * 1024;
 
+/** A trigger's `data` object (issue 10) is capped like contact metadata: 16 KiB of JSON. */
+export const TRIGGER_DATA_MAX_BYTES = METADATA_MAX_BYTES;
+
+/** 400 at `path` when the trigger data is over its limit; the message is worded as contact metadata's. */
+export function checkTriggerDataSize(data: object, path: string): void {
+  if (Buffer.byteLength(JSON.stringify(data), 'utf8') > TRIGGER_DATA_MAX_BYTES) {
+    throw invalid(path, `must be at most ${TRIGGER_DATA_MAX_BYTES / 1024} KiB (as JSON)`);
+  }
+}
+
 export function checkMetadataSize(metadata: object, path: string): void {
   if (Buffer.byteLength(JSON.stringify(metadata)) > METADATA_MAX_BYTES) {
     throw invalid(path, `metadata must be at most ${METADATA_MAX_BYTES} bytes of JSON`);

@@ -154,6 +154,7 @@ async function queueAndWait(
     sent_at: null,
     created_at: createdAt,
     updated_at: createdAt,
+    trigger_data: null,
   }));
   const before = await sink.count();
   const cpu = process.cpuUsage();

@@ -4,6 +4,7 @@ import type { Db } from '../db/connect.js';
 import type { Campaign } from '../modules/campaigns/campaign.js';
 import type { ContactProfile } from '../modules/contacts/contacts.service.js';
 import type { MessagePreview, PreviewInput } from '../rendering/preview.js';
+import type { TriggerData } from '../rendering/variables.js';
 
 /** The account settings a delivery may need: the WhatsApp Cloud API's phone number id and token. */
 export interface DeliveryAccount {
@@ -19,6 +20,8 @@ export interface DeliveryRequest {
   /** The address chosen for this send: the primary email, or the primary phone (E.164). */
   to: string;
   account: DeliveryAccount;
+  /** The `data` of the trigger call that made the send (`{{ trigger.* }}`); absent or null: none. */
+  trigger?: TriggerData | null;
 }
 
 export interface DeliveryReceipt {

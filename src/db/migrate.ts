@@ -8,6 +8,7 @@ import * as adminIndexes from './migrations/0006_admin_indexes.js';
 import * as kpiMicros from './migrations/0007_kpi_micros.js';
 import * as loginThrottle from './migrations/0008_login_throttle.js';
 import * as idempotencyKeys from './migrations/0009_idempotency_keys.js';
+import * as triggerData from './migrations/0010_trigger_data.js';
 import * as bounces from './migrations/0011_bounces.js';
 import type { Database } from './schema.js';
 
@@ -22,6 +23,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0007_kpi_micros': kpiMicros,
   '0008_login_throttle': loginThrottle,
   '0009_idempotency_keys': idempotencyKeys,
+  '0010_trigger_data': triggerData,
   '0011_bounces': bounces,
 };
 

@@ -202,6 +202,8 @@ export interface SendsTable {
   sent_at: number | null;
   created_at: number;
   updated_at: number;
+  /** The trigger call's `data` object as JSON text (migration 0010), or null when it carried none. */
+  trigger_data: string | null;
 }
 
 /**

@@ -3,6 +3,7 @@ import type { Db } from '../db/connect.js';
 import { kyselyOf, type Queryable } from '../db/queryable.js';
 import type { SendStatus, SendsTable } from '../db/schema.js';
 import { inPriorityStatement, inPriorityTransaction, inTransaction, type Tx } from '../db/transaction.js';
+import { parseStoredJson } from '../json-limits.js';
 
 /**
  * The sends queue's SQL: claims, leases and the fenced outcome writes of the dispatcher, and
@@ -12,6 +13,8 @@ import { inPriorityStatement, inPriorityTransaction, inTransaction, type Tx } fr
 export type ClaimedSend = Pick<SendsTable, 'id' | 'account_id' | 'campaign_id' | 'contact_id' | 'channel' | 'attempts' | 'due_at'> & {
   /** An admin panel test send (the dispatcher skips the trigger rules and webhooks for it). */
   test: boolean;
+  /** The trigger call's `data` (read with the claim: it is what the message renders), or null. */
+  triggerData: Record<string, unknown> | null;
 };
 
 /**
@@ -34,7 +37,7 @@ export async function claimDueSends(db: Db, now: number, leaseMs: number, limit:
   // In a transaction of its own so that, on SQLite, the claim shares its commit (an fsync)
   // with the outcomes being recorded at the same moment (group commit, db/transaction.ts).
   const result = await inTransaction(db, (tx) =>
-    sql<Omit<ClaimedSend, 'test'> & { test: number }>`
+    sql<Omit<ClaimedSend, 'test' | 'triggerData'> & { test: number; trigger_data: string | null }>`
     with picked as materialized (
       select id from (
         ${kind('queued', sql`status = 'queued' and due_at <= ${now}`)}
@@ -44,9 +47,15 @@ export async function claimDueSends(db: Db, now: number, leaseMs: number, limit:
     update sends
        set status = 'sending', lease_until = ${now + leaseMs}, attempts = attempts + 1, updated_at = ${now}
      where id in (select id from picked)
-    returning id, account_id, campaign_id, contact_id, channel, attempts, due_at, test`.execute(tx),
+    returning id, account_id, campaign_id, contact_id, channel, attempts, due_at, test, trigger_data`.execute(tx),
   );
-  return result.rows.map((r) => ({ ...r, attempts: Number(r.attempts), due_at: Number(r.due_at), test: Number(r.test) === 1 }));
+  return result.rows.map(({ trigger_data, ...r }) => ({
+    ...r,
+    attempts: Number(r.attempts),
+    due_at: Number(r.due_at),
+    test: Number(r.test) === 1,
+    triggerData: trigger_data === null ? null : parseStoredJson<Record<string, unknown>>(trigger_data),
+  }));
 }
 
 /** The earliest moment something becomes claimable (a due send, or a lease running out). */

@@ -172,6 +172,7 @@ export class Dispatcher {
         contact,
         to,
         account: { id: send.account_id, whatsapp },
+        trigger: send.triggerData,
       });
       delivered = { campaign, contact, to, receipt };
     } catch (err) {

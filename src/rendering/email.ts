@@ -6,7 +6,7 @@ import { appendPixel, type EmailTracking, trackLinks } from '../modules/tracking
 import { htmlToText } from './html-to-text.js';
 import { renderHtmlTemplate, renderTemplate } from './liquid.js';
 import { type EmailPreview, PREVIEW_SEND_ID, type PreviewInput } from './preview.js';
-import { templateVariables } from './variables.js';
+import { type TriggerData, templateVariables } from './variables.js';
 
 /** One email, ready for SMTP or the outbox. */
 export interface RenderedEmail {
@@ -28,6 +28,8 @@ export interface EmailRenderInput {
   to: string;
   sendId: string;
   unsubscribeUrl: string;
+  /** The trigger call's `data` (`{{ trigger.* }}`); absent or null: none. */
+  trigger?: TriggerData | null;
   /** Click and open tracking of the HTML part; absent for an untracked render (previews). */
   tracking?: EmailTracking;
 }
@@ -67,7 +69,7 @@ export async function renderEmail(input: EmailRenderInput): Promise<RenderedEmai
   if (!from) throw new DeliveryError('campaign has no sender address (from)', false);
   if (!campaign.email.html && !campaign.email.text) throw new DeliveryError('campaign has no email body (html or text)', false);
 
-  const variables = templateVariables(input.contact, campaign, unsubscribeUrl);
+  const variables = templateVariables(input.contact, campaign, unsubscribeUrl, input.trigger);
   const [subject, renderedHtml, renderedText] = await Promise.all([
     render(renderTemplate, campaign.email.subject ?? '', variables, 'subject'),
     campaign.email.html ? render(renderHtmlTemplate, campaign.email.html, variables, 'html') : Promise.resolve(null),
@@ -95,7 +97,7 @@ export async function renderEmail(input: EmailRenderInput): Promise<RenderedEmai
 const PREVIEW_FROM = 'preview@herald.invalid';
 
 /** The email as the admin preview shows it: untracked, to the contact's primary address. */
-export async function previewEmail({ campaign, contact, unsubscribeUrl }: PreviewInput): Promise<EmailPreview> {
+export async function previewEmail({ campaign, contact, unsubscribeUrl, trigger }: PreviewInput): Promise<EmailPreview> {
   if (!campaign.email.html && !campaign.email.text) throw invalid('/campaign/html', 'nothing to preview: the campaign has no html or text');
   const email = await renderEmail({
     campaign: { ...campaign, email: { ...campaign.email, from: campaign.email.from ?? PREVIEW_FROM } },
@@ -103,6 +105,7 @@ export async function previewEmail({ campaign, contact, unsubscribeUrl }: Previe
     to: contact.emails[0] ?? '',
     sendId: PREVIEW_SEND_ID,
     unsubscribeUrl,
+    trigger,
   });
   return { subject: email.subject, html: email.html, text: email.text };
 }

@@ -1,5 +1,6 @@
 import type { Campaign } from '../modules/campaigns/campaign.js';
 import type { ContactProfile } from '../modules/contacts/contacts.service.js';
+import type { TriggerData } from './variables.js';
 
 /** Names no send: the preview's unsubscribe link is well-formed and leads nowhere. */
 export const PREVIEW_SEND_ID = 'preview';
@@ -9,6 +10,8 @@ export interface PreviewInput {
   campaign: Campaign;
   contact: ContactProfile;
   unsubscribeUrl: string;
+  /** Sample trigger data for `{{ trigger.* }}`; absent: renders empty. */
+  trigger?: TriggerData;
 }
 
 export interface EmailPreview {

@@ -1,14 +1,21 @@
 import type { Campaign } from '../modules/campaigns/campaign.js';
 import type { ContactProfile } from '../modules/contacts/contacts.service.js';
 
+/** The `data` object of the trigger call that made a send (issue 10), as stored with it. */
+export type TriggerData = Record<string, unknown>;
+
 /**
  * The Liquid variables every template of a send sees (email subject, HTML and text; WhatsApp
- * parameters): `contact`, `campaign` and `unsubscribe_url`. Anything missing renders empty.
+ * parameters): `contact`, `campaign`, `trigger` (the trigger call's `data`; empty when it
+ * carried none, and in previews) and `unsubscribe_url`. Anything missing renders empty. In HTML
+ * bodies every output is escaped (liquid.ts), trigger data as much as contact data: both come
+ * from the caller.
  */
 export function templateVariables(
   contact: ContactProfile,
   campaign: Pick<Campaign, 'id' | 'name'>,
   unsubscribeUrl: string,
+  trigger?: TriggerData | null,
 ): Record<string, unknown> {
   return {
     contact: {
@@ -24,6 +31,7 @@ export function templateVariables(
       metadata: contact.metadata,
     },
     campaign: { id: campaign.id, name: campaign.name },
+    trigger: trigger ?? {},
     unsubscribe_url: unsubscribeUrl,
   };
 }

@@ -3,7 +3,7 @@ import type { Campaign } from '../modules/campaigns/campaign.js';
 import type { ContactProfile } from '../modules/contacts/contacts.service.js';
 import { renderTemplate } from './liquid.js';
 import type { PreviewInput, WhatsAppPreview } from './preview.js';
-import { templateVariables } from './variables.js';
+import { type TriggerData, templateVariables } from './variables.js';
 
 /** The JSON body of a Cloud API template message (`POST /<phone-number-id>/messages`). */
 export interface WhatsAppTemplateMessage {
@@ -24,6 +24,8 @@ export interface WhatsAppRenderInput {
   /** The contact's phone number (E.164). */
   to: string;
   unsubscribeUrl: string;
+  /** The trigger call's `data` (`{{ trigger.* }}` in parameters); absent or null: none. */
+  trigger?: TriggerData | null;
 }
 
 /**
@@ -37,7 +39,7 @@ export async function renderWhatsAppMessage(input: WhatsAppRenderInput): Promise
   const name = campaign.whatsapp.template;
   const language = campaign.whatsapp.language;
   if (!name || !language) throw new DeliveryError('campaign has no WhatsApp template and language', false);
-  const variables = templateVariables(input.contact, campaign, input.unsubscribeUrl);
+  const variables = templateVariables(input.contact, campaign, input.unsubscribeUrl, input.trigger);
   let texts: string[];
   try {
     texts = await Promise.all(campaign.whatsapp.params.map((source) => renderTemplate(source, variables)));
@@ -70,8 +72,8 @@ export async function renderWhatsAppMessage(input: WhatsAppRenderInput): Promise
 }
 
 /** The template message as the admin preview shows it: name, language and rendered parameters. */
-export async function previewWhatsApp({ campaign, contact, unsubscribeUrl }: PreviewInput): Promise<WhatsAppPreview> {
-  const message = await renderWhatsAppMessage({ campaign, contact, to: contact.phones[0] ?? '', unsubscribeUrl });
+export async function previewWhatsApp({ campaign, contact, unsubscribeUrl, trigger }: PreviewInput): Promise<WhatsAppPreview> {
+  const message = await renderWhatsAppMessage({ campaign, contact, to: contact.phones[0] ?? '', unsubscribeUrl, trigger });
   const params = message.template.components?.[0]?.parameters.map((p) => p.text) ?? [];
   return { template: message.template.name, language: message.template.language.code, params };
 }

@@ -24,6 +24,8 @@ export interface EnqueueWebhooksInput {
   /** The campaign's webhook URLs, in their configured order (up to 3). */
   urls: string[];
   contact: WebhookContact;
+  /** The trigger call's `data`: the payload's `data.trigger`, left out when absent or null. */
+  trigger?: Record<string, unknown> | null;
   /** When the send reached `sent` (epoch ms): the payload's timestamp and the first due time. */
   now: number;
 }
@@ -38,8 +40,10 @@ export function webhookMessageId(deliveryId: string): string {
 }
 
 /** The exact body of decisions.md (Outbound webhooks); key order is fixed so the bytes are stable. */
-export function campaignSentPayload(input: Pick<EnqueueWebhooksInput, 'campaignId' | 'sendId' | 'contact' | 'now'>): string {
+export function campaignSentPayload(input: Pick<EnqueueWebhooksInput, 'campaignId' | 'sendId' | 'contact' | 'trigger' | 'now'>): string {
   const c = input.contact;
+  // `trigger` only when the call carried data: a send without it keeps the payload it always had.
+  const trigger = input.trigger == null ? {} : { trigger: input.trigger };
   return JSON.stringify({
     type: 'campaign.sent',
     timestamp: iso(input.now),
@@ -57,6 +61,7 @@ export function campaignSentPayload(input: Pick<EnqueueWebhooksInput, 'campaignI
         kpis: c.kpis,
         metadata: c.metadata,
       },
+      ...trigger,
     },
   });
 }

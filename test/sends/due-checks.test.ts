@@ -58,6 +58,7 @@ test('a batch read gives each contact and campaign what the single reads give, a
     attempts: 1,
     due_at: 0,
     test: false,
+    triggerData: null,
   });
   const verdicts = await checkAtDueTime(
     t.db,

@@ -12,6 +12,7 @@ export function renderEmailOf(config: Pick<Config, 'publicUrl' | 'secret'>, requ
     to: request.to,
     sendId: request.send.id,
     unsubscribeUrl: unsubscribeUrl(config, request.send.id),
+    trigger: request.trigger,
     tracking: emailTracking(config, request.send.id),
   });
 }

@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { Choice, IdParams, Nullable, QueryNumber, Timestamp } from '../common.js';
-import { CAMPAIGN_MODES, CAMPAIGN_SCHEDULES, CHANNELS, WEBHOOK_DELIVERY_STATUSES } from '../constants.js';
+import { CAMPAIGN_MODES, CAMPAIGN_SCHEDULES, CHANNELS, MAX_JSON_DEPTH, WEBHOOK_DELIVERY_STATUSES } from '../constants.js';
 
 /**
  * The campaign routes of the admin API (docs/admin-api.md, Campaigns): request and response
@@ -136,9 +136,19 @@ export const CampaignStats = Type.Object(
 );
 export type CampaignStats = Static<typeof CampaignStats>;
 
-/** `POST /campaigns/:id/preview`: the contact, and the form's unsaved edits. */
+/** Sample trigger data (`{{ trigger.* }}`) for a preview or a test send: as a trigger's `data` (16 KiB, 32 levels). */
+const SampleTriggerData = Type.Record(Type.String(), Type.Unknown(), {
+  maxDepth: MAX_JSON_DEPTH,
+  description: "Sample trigger data, rendered as {{ trigger.* }} (as a trigger call's `data`); absent: trigger.* renders empty.",
+});
+
+/** `POST /campaigns/:id/preview`: the contact, the form's unsaved edits, and sample trigger data. */
 export const PreviewBody = Type.Object(
-  { contactId: Type.String({ minLength: 1, maxLength: 255 }), campaign: Type.Optional(CampaignPatchBody) },
+  {
+    contactId: Type.String({ minLength: 1, maxLength: 255 }),
+    campaign: Type.Optional(CampaignPatchBody),
+    data: Type.Optional(SampleTriggerData),
+  },
   { additionalProperties: false },
 );
 export type PreviewBody = Static<typeof PreviewBody>;
@@ -157,7 +167,10 @@ export const CampaignPreview = Type.Union([EmailPreview, WhatsappPreview]);
 export type CampaignPreview = Static<typeof CampaignPreview>;
 
 /** `POST /campaigns/:id/test-send`. */
-export const TestSendBody = Type.Object({ contactId: Type.String({ minLength: 1, maxLength: 255 }) }, { additionalProperties: false });
+export const TestSendBody = Type.Object(
+  { contactId: Type.String({ minLength: 1, maxLength: 255 }), data: Type.Optional(SampleTriggerData) },
+  { additionalProperties: false },
+);
 export type TestSendBody = Static<typeof TestSendBody>;
 export const TestSendQueued = Type.Object({ sendId: Type.String() });
 export type TestSendQueued = Static<typeof TestSendQueued>;

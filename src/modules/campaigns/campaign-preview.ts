@@ -3,6 +3,7 @@ import { CHANNEL_REGISTRY } from '../../channels/registry.js';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/connect.js';
 import { AppError, invalid } from '../../errors.js';
+import { checkTriggerDataSize } from '../../json-limits.js';
 import { type MessagePreview, PREVIEW_SEND_ID } from '../../rendering/preview.js';
 import { getContactProfile } from '../contacts/contacts.service.js';
 import { unsubscribeUrl } from '../unsubscribe/unsubscribe-token.js';
@@ -16,15 +17,17 @@ export type Preview = MessagePreview;
  * `POST /campaigns/:id/preview`: the message the contact would get, rendered by the channel's
  * own renderer (src/rendering/), with the unsaved edits of the form applied; nothing is stored
  * or sent. The edits are checked like a save (paths under `/campaign`); webhooks play no part
- * in a message and are ignored, so a preview never resolves DNS.
+ * in a message and are ignored, so a preview never resolves DNS. `data` is sample trigger data
+ * (`{{ trigger.* }}`, the limits of a trigger's); without it, trigger.* renders empty.
  */
 export async function previewCampaign(
   db: Db,
   config: Pick<Config, 'publicUrl' | 'secret' | 'webhookAllowPrivate'>,
   accountId: string,
   campaignId: string,
-  input: { contactId: string; campaign?: CampaignUpdate },
+  input: { contactId: string; campaign?: CampaignUpdate; data?: Record<string, unknown> },
 ): Promise<Preview> {
+  if (input.data !== undefined) checkTriggerDataSize(input.data, '/data');
   const stored = await getCampaign(db, accountId, campaignId);
   const contact = await getContactProfile(db, accountId, { id: input.contactId });
   if (!contact) throw new AppError('LEAD_NOT_FOUND');
@@ -33,7 +36,12 @@ export async function previewCampaign(
   const campaign: Campaign = { ...stored, ...mergeSettings(stored, edits) };
 
   try {
-    return await CHANNEL_REGISTRY[campaign.channel].preview({ campaign, contact, unsubscribeUrl: unsubscribeUrl(config, PREVIEW_SEND_ID) });
+    return await CHANNEL_REGISTRY[campaign.channel].preview({
+      campaign,
+      contact,
+      unsubscribeUrl: unsubscribeUrl(config, PREVIEW_SEND_ID),
+      trigger: input.data,
+    });
   } catch (err) {
     // What would end a real send in error (no template, a template that fails on this contact's data).
     if (err instanceof DeliveryError) throw invalid('/campaign', err.message);

@@ -78,7 +78,7 @@ export const campaignAdminRoutes =
     app.post(
       '/campaigns/:id/test-send',
       { schema: { hide: true, params: CampaignParams, body: TestSendBody, response: { 200: TestSendQueued } } },
-      async (request) => testSend(deps, request.admin.accountId, request.params.id, request.body.contactId),
+      async (request) => testSend(deps, request.admin.accountId, request.params.id, request.body.contactId, request.body.data),
     );
 
     app.get(

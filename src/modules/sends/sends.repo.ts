@@ -71,12 +71,22 @@ export async function lockAccount(db: Queryable, engine: Engine, accountId: stri
   await sql`select id from accounts where id = ${accountId} for update`.execute(tx);
 }
 
-/** Moves a pending send's due time; returns its id, or undefined when none is pending. */
-export async function restartPending(db: Queryable, accountId: string, campaignId: string, contactId: string, dueAt: number, now: number) {
+/**
+ * Moves a pending send's due time and replaces its trigger data with the new call's (the latest
+ * trigger wins; null clears it); returns its id, or undefined when none is pending.
+ */
+export async function restartPending(
+  db: Queryable,
+  accountId: string,
+  campaignId: string,
+  contactId: string,
+  restart: { dueAt: number; triggerData: string | null },
+  now: number,
+) {
   const tx = kyselyOf(db);
   const row = await tx
     .updateTable('sends')
-    .set({ due_at: dueAt, updated_at: now })
+    .set({ due_at: restart.dueAt, trigger_data: restart.triggerData, updated_at: now })
     .where('account_id', '=', accountId)
     .where('campaign_id', '=', campaignId)
     .where('contact_id', '=', contactId)
@@ -149,6 +159,8 @@ export type NewSend = Pick<
 > & {
   /** Set only by the admin panel's test send; real sends leave it to its default (0). */
   test?: Bool;
+  /** The trigger call's `data` as JSON text; absent or null: none. */
+  trigger_data?: string | null;
 };
 
 export async function insertSend(db: Queryable, send: NewSend): Promise<void> {
@@ -156,6 +168,7 @@ export async function insertSend(db: Queryable, send: NewSend): Promise<void> {
     .insertInto('sends')
     .values({
       ...send,
+      trigger_data: send.trigger_data ?? null,
       lease_until: null,
       attempts: 0,
       provider_message_id: null,

@@ -14,7 +14,8 @@ const TRIGGER_DOC = {
     'Sends the campaign to the contact now (Immediate) or after its delay (Delay; a second trigger restarts the timer of the ' +
     'pending send). `status` is the recipient result: queued, pending, rejected (already received, re-entry off or cooling ' +
     'down), optout, or error (no address for the channel). 402 when the monthly allowance is used up. Scope campaigns:trigger ' +
-    '(and leads:write when `lead` is an object).',
+    '(and leads:write when `lead` is an object). POST only: `data`, per-send data kept with the send (`{{ trigger.* }}` in ' +
+    "templates, `data.trigger` in webhooks); a restart of a pending send takes the latest call's data.",
 };
 const CANCEL_DOC = {
   tags: ['campaigns'],

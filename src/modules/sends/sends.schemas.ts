@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox';
+import { MAX_JSON_DEPTH } from '../../json-limits.js';
 import { LeadBody } from '../contacts/contacts.schemas.js';
 
 const CampaignId = Type.String({ minLength: 1, maxLength: 255, description: 'Id of an activated API-triggered campaign.' });
@@ -15,6 +16,15 @@ export const TriggerBody = Type.Object(
       description:
         "A string naming an existing contact, or an object (the contact write's fields) that creates or updates it first; the object needs scope leads:write.",
     }),
+    data: Type.Optional(
+      Type.Record(Type.String(), Type.Unknown(), {
+        maxDepth: MAX_JSON_DEPTH,
+        description:
+          'Per-send data (an order number, a reset link), kept with the send and never written onto the contact: ' +
+          '`{{ trigger.* }}` in templates, `data.trigger` in webhooks. 16 KiB at most, 32 levels deep at most. ' +
+          'A trigger that restarts a pending delayed send replaces its data (none sent: cleared).',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

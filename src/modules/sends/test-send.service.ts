@@ -11,7 +11,13 @@ import { insertSend, lockContact, recipientState } from './sends.repo.js';
  * own checks come first: modules/campaigns/campaign-test-send.ts). No trigger rules: no
  * activation, re-entry or allowance. An opted-out contact still gets nothing.
  */
-export async function queueTestSend(db: Db, campaign: Campaign, contactId: string, now: number): Promise<string> {
+export async function queueTestSend(
+  db: Db,
+  campaign: Campaign,
+  contactId: string,
+  now: number,
+  triggerData?: Record<string, unknown>,
+): Promise<string> {
   const accountId = campaign.accountId;
   return inTransaction(db, async (tx) => {
     const contact = await lockContact(tx, db.engine, accountId, contactId);
@@ -33,6 +39,7 @@ export async function queueTestSend(db: Db, campaign: Campaign, contactId: strin
       to_address: to,
       created_at: now,
       test: 1,
+      trigger_data: triggerData === undefined ? null : JSON.stringify(triggerData),
     });
     return id;
   });

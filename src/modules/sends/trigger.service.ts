@@ -5,6 +5,7 @@ import type { SendStatus } from '../../db/schema.js';
 import { inTransaction, type Tx, withUniqueRetry } from '../../db/transaction.js';
 import { AppError } from '../../errors.js';
 import { newId } from '../../ids.js';
+import { checkTriggerDataSize } from '../../json-limits.js';
 import type { Campaign } from '../campaigns/campaign.js';
 import { findCampaign } from '../campaigns/campaigns.service.js';
 import { applyContactWrite } from '../contacts/contacts.service.js';
@@ -34,6 +35,9 @@ export async function triggerCampaign(
   key?: IdempotentRequest,
 ): Promise<TriggerResult> {
   const { db } = deps;
+  // Part of the request's shape (decisions.md, order of checks 4): refused before any look-up.
+  if (input.data !== undefined) checkTriggerDataSize(input.data, '/data');
+  const triggerData = input.data === undefined ? null : JSON.stringify(input.data);
   // A lost race on a unique constraint (a new contact's email, or the one-pending-send index)
   // retries: the second run sees the winner's row and restarts or updates it.
   const outcome = await withUniqueRetry(() =>
@@ -49,7 +53,7 @@ export async function triggerCampaign(
               : (await applyContactWrite(tx, accountId, input.lead, now, '/lead')).id;
           const contact = await lockContact(tx, db.engine, accountId, contactId);
           if (!contact) throw new AppError('LEAD_NOT_FOUND');
-          return decide(tx, db.engine, campaign, contactId, contact.optedOut, now);
+          return decide(tx, db.engine, { campaign, contactId, optedOut: contact.optedOut, triggerData }, now);
         },
         (outcome) => outcome.result,
       ),
@@ -79,7 +83,15 @@ interface Outcome {
   dueAt?: number;
 }
 
-async function decide(tx: Tx, engine: Engine, campaign: Campaign, contactId: string, optedOut: boolean, now: number): Promise<Outcome> {
+interface TriggerCase {
+  campaign: Campaign;
+  contactId: string;
+  optedOut: boolean;
+  /** The call's `data` as JSON text, or null when it carried none. */
+  triggerData: string | null;
+}
+
+async function decide(tx: Tx, engine: Engine, { campaign, contactId, optedOut, triggerData }: TriggerCase, now: number): Promise<Outcome> {
   const base = { campaignId: campaign.id, leadId: contactId, mode: campaign.mode } as const;
   const record = async (status: SendStatus, options: { dueAt?: number; to?: string; reason?: string } = {}): Promise<Outcome> => {
     const sendId = newId('snd');
@@ -94,6 +106,7 @@ async function decide(tx: Tx, engine: Engine, campaign: Campaign, contactId: str
       reason: options.reason ?? null,
       to_address: options.to ?? null,
       created_at: now,
+      trigger_data: triggerData,
     });
     const waiting = status === 'queued' || status === 'pending';
     return { result: { ...base, sendId, status: status as TriggerResult['status'] }, dueAt: waiting ? options.dueAt : undefined };
@@ -102,8 +115,9 @@ async function decide(tx: Tx, engine: Engine, campaign: Campaign, contactId: str
   const dueAt = campaign.mode === 'delay' ? now + campaign.delaySeconds * 1000 : now;
   if (optedOut) return record('optout');
   // A second trigger while a delayed send waits restarts its timer: same send, counted once.
+  // The latest trigger wins: its data replaces the pending send's (none sent: cleared).
   if (campaign.mode === 'delay') {
-    const pendingId = await restartPending(tx, campaign.accountId, campaign.id, contactId, dueAt, now);
+    const pendingId = await restartPending(tx, campaign.accountId, campaign.id, contactId, { dueAt, triggerData }, now);
     if (pendingId) return { result: { ...base, sendId: pendingId, status: 'pending' }, dueAt };
   }
   // After the restart: a restart that found nothing may have lost its pending send to a worker's
