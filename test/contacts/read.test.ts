@@ -112,7 +112,7 @@ describe('GET /api/leads?email=|phone=', () => {
 
   test('an address no contact holds answers 404 Lead not found', async () => {
     const c = await populated();
-    for (const query of [{ email: randomEmail() }, { phone: randomPhone() }]) {
+    for (const query of [{ email: randomEmail() }, { phone: randomPhone() }] as Record<string, string>[]) {
       assertApiError(await c.read.get(`/api/leads?${new URLSearchParams(query)}`), 404, 'Not Found', 'Lead not found');
     }
   });
