@@ -119,7 +119,9 @@ export const LeadIdParams = Type.Object({ id: Type.String({ minLength: 1, maxLen
 export const LeadLookupQuery = Type.Object({
   email: Type.Optional(Type.String({ description: 'An email of the contact; trimmed and lowercased like on writes.' })),
   phone: Type.Optional(
-    Type.String({ description: 'A phone of the contact, `+` and country code (URL-encode the `+` as `%2B`); read like on writes.' }),
+    Type.String({
+      description: 'A phone of the contact: `+` (`%2B`; a bare `+` read as a space works too), country code, number; read like on writes.',
+    }),
   ),
 });
 export type LeadLookup = Static<typeof LeadLookupQuery>;
