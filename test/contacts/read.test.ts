@@ -195,6 +195,9 @@ describe('scope and key', () => {
       );
     }
     assertApiError(await anonymous.get(`/api/leads/${c.id}`), 401, 'Unauthorized', 'API key is required');
+    // Fastify's HEAD twin of the route keeps its config: a query key does not open it either.
+    assert.equal((await anonymous.call({ method: 'HEAD', url: `/api/leads/${c.id}?api-key=${key}` })).status, 401);
+    assert.equal((await anonymous.call({ method: 'HEAD', url: `/api/leads/${c.id}`, headers: { 'x-service-api-key': key } })).status, 200);
   });
 });
 
