@@ -15,6 +15,12 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** The scope a public API route needs; routes without it are not key-protected. */
     scope?: Scope;
+    /**
+     * false: the key is read from the headers only, never from the `api-key` query parameter
+     * (decisions.md, Public API: the read routes answer personal data, and an address is logged
+     * and kept by proxies and browsers).
+     */
+    keyInQuery?: false;
   }
 }
 
@@ -35,7 +41,7 @@ export const FAILED_LOOKUP_BURST = 20;
 export const FAILED_LOOKUPS_PER_SECOND = 1;
 const KNOWN_KEYS = 10_000;
 
-export function readKeyValue(request: FastifyRequest): string | undefined {
+export function readKeyValue(request: FastifyRequest, fromQuery = true): string | undefined {
   const header = request.headers['x-service-api-key'];
   if (typeof header === 'string' && header !== '') return header;
   const authorization = request.headers.authorization;
@@ -43,9 +49,15 @@ export function readKeyValue(request: FastifyRequest): string | undefined {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
     if (match) return match[1];
   }
+  if (!fromQuery) return undefined;
   const query = (request.query as Record<string, unknown> | undefined)?.['api-key'];
   return typeof query === 'string' && query !== '' ? query : undefined;
 }
+
+/** A header-only route given its key in the query only: 401, saying where the key goes. */
+const KEY_NOT_IN_QUERY = {
+  details: [{ path: '/api-key', message: 'this endpoint reads the key from the x-service-api-key header (or Authorization: Bearer) only' }],
+};
 
 export function createAuthHook(db: Db, limits: { perSecond: number; burst: number }) {
   const cache = new Map<string, { key: ApiKey | undefined; at: number }>();
@@ -93,8 +105,12 @@ export function createAuthHook(db: Db, limits: { perSecond: number; burst: numbe
   return async function authenticate(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
     const scope = request.routeOptions.config.scope;
     if (!scope) return;
-    const value = readKeyValue(request);
-    if (value === undefined) throw new AppError('API_KEY_REQUIRED');
+    const fromQuery = request.routeOptions.config.keyInQuery !== false;
+    const value = readKeyValue(request, fromQuery);
+    if (value === undefined) {
+      const inQuery = !fromQuery && (request.query as Record<string, unknown> | undefined)?.['api-key'] !== undefined;
+      throw new AppError('API_KEY_REQUIRED', inQuery ? KEY_NOT_IN_QUERY : {});
+    }
     const now = Date.now();
     const key = checkKeyState(await lookup(value, throttleAddress(request.ip), now), scope, now);
     const wait = limiter.take(key.id, now);

@@ -14,7 +14,8 @@ export function sendError(reply: FastifyReply, err: AppError, requestId?: string
     error: STATUS_CODES[err.status] ?? 'Error',
     message: err.message,
   };
-  if (err.code === 'VALIDATION') body.details = err.details ?? [];
+  // A Validation Error always lists its details; other errors only when they carry some (a missing scope names it).
+  if (err.code === 'VALIDATION' || err.details) body.details = err.details ?? [];
   if (requestId) body.requestId = requestId;
   if (err.headers) reply.headers(err.headers);
   return reply.code(err.status).type('application/json; charset=utf-8').send(body);

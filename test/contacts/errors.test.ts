@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { apiClient } from '../helpers/app.js';
+import { apiClient, assertMissingScope } from '../helpers/app.js';
 import { makeField, makeKpi, randomEmail, randomPhone } from '../helpers/factories.js';
 import { contactTenant, useTestApp } from './helpers.js';
 
@@ -138,8 +138,7 @@ test('a key without leads:write gets 403 and writes nothing', async () => {
   const t = await contactTenant(app(), { scopes: ['events:write', 'campaigns:trigger', 'leads:read'] });
   const email = randomEmail();
   const res = await t.lead({ email, name: 'Not Allowed' });
-  assert.equal(res.status, 403);
-  assert.equal(res.body.message, 'API key does not have the required permissions');
+  assertMissingScope(res, 'leads:write');
   assert.equal(await t.profile({ email }), undefined);
 });
 
@@ -149,9 +148,10 @@ test('an unknown key is 404 API key not found', async () => {
   assert.equal(res.body.message, 'API key not found');
 });
 
-test('GET on /api/leads is 405 with JSON', async () => {
+test('PUT on /api/leads is 405 with JSON, naming the methods it has (GET reads, POST writes)', async () => {
   const t = await contactTenant(app());
-  const res = await t.api.get('/api/leads');
+  const res = await t.api.call({ method: 'PUT', url: '/api/leads', payload: {} });
   assert.equal(res.status, 405);
   assert.equal(res.body.message, 'Method Not Allowed');
+  assert.equal(res.headers.allow, 'GET, HEAD, POST');
 });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { listActivity } from '../../src/modules/activity/activity.service.js';
 import { setContactFlags } from '../../src/modules/contacts/contacts.service.js';
-import { apiClient, startTestApp, type TestApp } from '../helpers/app.js';
+import { apiClient, assertMissingScope, startTestApp, type TestApp } from '../helpers/app.js';
 import { makeKey, makeTenant, randomEmail, uniq } from '../helpers/factories.js';
 
 let t: TestApp;
@@ -197,7 +197,7 @@ describe('POST /api/events: errors', () => {
     const c = await tenantWithContact();
     const key = await makeKey(t.db, t.config, c.accountId, { scopes: ['leads:write', 'campaigns:trigger', 'leads:read'] });
     const res = await apiClient(t.app, key.key).post('/api/events', { type: 'x', leadId: c.leadId });
-    assert.deepEqual([res.status, res.body.message], [403, 'API key does not have the required permissions']);
+    assertMissingScope(res, 'events:write');
   });
 });
 

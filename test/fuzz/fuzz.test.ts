@@ -176,11 +176,13 @@ test('fuzz: the public API answers every generated request with a 2xx or an exac
         value: 'buy',
         url: 'https://acme.test/a?b=c',
         metadata: { a: 1 },
+        timestamp: new Date(Date.now() - 60_000).toISOString(),
       }),
       'POST /api/campaigns/trigger': fromValue({ campaignId: campaign.id, lead: { ...lead, email: randomEmail() } }),
       'POST /api/campaigns/cancel': fromValue({ campaignId: delayed.id, lead: email }),
     },
     queries: {
+      'GET /api/leads': [['email', email]],
       'GET /api/campaigns/trigger': [
         ['campaignId', delayed.id],
         ['lead', email],

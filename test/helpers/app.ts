@@ -45,3 +45,19 @@ export function apiClient(app: FastifyInstance, key?: string) {
 export function assertApiError(res: ApiResponse, status: number, error: string, message: string): void {
   assert.deepEqual({ status: res.status, body: res.body }, { status, body: { statusCode: status, error, message } });
 }
+
+/** The 403 of a missing scope: the spec's message, and the scope named in details (decisions.md, Public API). */
+export function assertMissingScope(res: ApiResponse, scope: string, path = '/'): void {
+  assert.deepEqual(
+    { status: res.status, body: res.body },
+    {
+      status: 403,
+      body: {
+        statusCode: 403,
+        error: 'Forbidden',
+        message: 'API key does not have the required permissions',
+        details: [{ path, message: `requires scope ${scope}` }],
+      },
+    },
+  );
+}

@@ -8,7 +8,17 @@ import { type Panel, type Reply, signedIn } from '../admin/helpers.js';
 import { listTables } from '../fuzz/harness.js';
 import { type Route, registeredRoutes } from '../fuzz/routes.js';
 import { apiClient } from '../helpers/app.js';
-import { makeContact, makeEmailCampaign, makeField, makeKey, makeKpi, makeSegment, uniq } from '../helpers/factories.js';
+import {
+  makeContact,
+  makeEmailCampaign,
+  makeField,
+  makeKey,
+  makeKpi,
+  makeSegment,
+  randomEmail,
+  randomPhone,
+  uniq,
+} from '../helpers/factories.js';
 import { startService, type TestService } from '../helpers/harness.js';
 import { eventually, sendRow } from '../helpers/herald.js';
 
@@ -35,6 +45,7 @@ interface Tenant {
   panel: Panel;
   contactId: string;
   contactEmail: string;
+  contactPhone: string;
   campaignId: string;
   campaignName: string;
   segmentId: string;
@@ -52,6 +63,7 @@ const OWNED: Record<string, { id: (a: Tenant) => string; notFound: string }> = {
   keys: { id: (a) => a.keyId, notFound: 'API key not found' },
   campaigns: { id: (a) => a.campaignId, notFound: 'Campaign not found' },
   contacts: { id: (a) => a.contactId, notFound: 'Lead not found' },
+  leads: { id: (a) => a.contactId, notFound: 'Lead not found' },
   outbox: { id: (a) => a.messageId, notFound: 'Message not found' },
 };
 
@@ -106,6 +118,11 @@ const ID_IN_BODY_OR_QUERY: Record<string, (a: Tenant, b: Tenant) => Probe[]> = {
       },
     },
   ],
+  'GET /api/leads': (a) =>
+    ([{ email: a.contactEmail }, { phone: a.contactPhone }] as Record<string, string>[]).map((query) => ({
+      url: withQuery('/api/leads', query),
+      check: notFound('Lead not found'),
+    })),
   'POST /api/events': (a) => [{ url: '/api/events', payload: { type: 'visit', leadId: a.contactId }, check: notFound('Lead not found') }],
   'POST /api/campaigns/trigger': (a, b) => leadProbes('/api/campaigns/trigger', a, b),
   'GET /api/campaigns/trigger': (a, b) => leadQueryProbes('/api/campaigns/trigger', a, b),
@@ -196,7 +213,8 @@ async function tenant(): Promise<Tenant> {
   const user = await signedIn(t);
   const keyName = uniq('key ');
   const key = await makeKey(t.db, t.config, user.accountId, { name: keyName });
-  const contact = await makeContact(t.db, user.accountId, { name: uniq('Contact ') });
+  const contactPhone = randomPhone();
+  const contact = await makeContact(t.db, user.accountId, { name: uniq('Contact '), email: randomEmail(), phone: contactPhone });
   const campaignName = uniq('Campaign ');
   const { id: campaignId } = await makeEmailCampaign(t, user.accountId, { name: campaignName });
   const segmentName = uniq('Segment ');
@@ -215,6 +233,7 @@ async function tenant(): Promise<Tenant> {
     panel: user.panel,
     contactId: contact.id,
     contactEmail: contact.email!,
+    contactPhone,
     campaignId,
     campaignName,
     segmentId: segment.id,
@@ -236,6 +255,7 @@ const secretsOf = (x: Tenant) => [
   x.email,
   x.contactId,
   x.contactEmail,
+  x.contactPhone,
   x.campaignId,
   x.campaignName,
   x.segmentId,

@@ -19,7 +19,7 @@ const SCOPE_LABELS: Record<Scope, { label: string; hint: string }> = {
   'leads:write': { label: 'Write contacts', hint: 'POST /api/leads, and a lead object in trigger' },
   'events:write': { label: 'Write events', hint: 'POST /api/events' },
   'campaigns:trigger': { label: 'Trigger campaigns', hint: 'Trigger and cancel' },
-  'leads:read': { label: 'Read contacts', hint: 'Reading contact data' },
+  'leads:read': { label: 'Read contacts', hint: 'GET /api/leads/{id} and GET /api/leads?email=…|phone=…' },
 };
 
 export const SCOPES = SCOPE_IDS.map((id) => ({ id, ...SCOPE_LABELS[id] }));

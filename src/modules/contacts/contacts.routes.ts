@@ -1,12 +1,54 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppDeps } from '../../deps.js';
 import { errorResponses, IdempotencyHeaders } from '../../http/openapi.js';
-import { LeadBody, LeadResponse } from './contacts.schemas.js';
-import { writeContact } from './contacts.service.js';
+import { ContactResponse, LeadBody, LeadIdParams, LeadLookupQuery, LeadResponse } from './contacts.schemas.js';
+import { readContactByAddress, readContactById, writeContact } from './contacts.service.js';
+
+/** The read routes (decisions.md, Public API): scope leads:read, the key in a header only, never in the address. */
+const READ = { scope: 'leads:read', keyInQuery: false } as const;
+/** OpenAPI: the header schemes of src/http/openapi.ts, without the query one. */
+const READ_SECURITY: Record<string, string[]>[] = [{ apiKeyHeader: [] }, { bearer: [] }];
+const READ_NOTE =
+  ' Scope `leads:read`. The key goes in the `x-service-api-key` header (or `Authorization: Bearer`); an `api-key` query ' +
+  "parameter is not read here (401). Another account's contact answers 404 like an unknown one.";
 
 export const contactRoutes =
   (deps: AppDeps): FastifyPluginAsyncTypebox =>
   async (app) => {
+    app.get(
+      '/api/leads/:id',
+      {
+        config: READ,
+        schema: {
+          tags: ['contacts'],
+          summary: 'Read a contact by id',
+          description: `The contact as \`herald contact show\` prints it; archived contacts too.${READ_NOTE}`,
+          security: READ_SECURITY,
+          params: LeadIdParams,
+          response: { 200: ContactResponse, ...errorResponses(400, 401, 403, 404, 429) },
+        },
+      },
+      async (request) => readContactById(deps.db, request.apiKey.accountId, request.params.id),
+    );
+
+    app.get(
+      '/api/leads',
+      {
+        config: READ,
+        schema: {
+          tags: ['contacts'],
+          summary: 'Find a contact by email or phone',
+          description:
+            'Exactly one of `email` and `phone`, read like on writes (email trimmed and lowercased, phone to E.164); ' +
+            `404 \`Lead not found\` when no contact of the account holds it.${READ_NOTE}`,
+          security: READ_SECURITY,
+          querystring: LeadLookupQuery,
+          response: { 200: ContactResponse, ...errorResponses(400, 401, 403, 404, 429) },
+        },
+      },
+      async (request) => readContactByAddress(deps.db, request.apiKey.accountId, request.query),
+    );
+
     app.post(
       '/api/leads',
       {

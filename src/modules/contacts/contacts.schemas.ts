@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox';
+import { ContactProfile } from '../../contract/admin/contacts.js';
 import { Problems } from '../../http/openapi.js';
 import { MAX_JSON_DEPTH } from '../../json-limits.js';
 
@@ -96,3 +97,31 @@ export const LeadResponse = Type.Object(
 );
 
 export type LeadResult = Static<typeof LeadResponse>;
+
+/**
+ * `GET /api/leads/{id}` and `GET /api/leads?email=|phone=` 200: the contact as `herald contact show`
+ * prints it, one schema with the admin panel's profile.
+ */
+export const ContactResponse = Type.Object(ContactProfile.properties, {
+  description:
+    'The contact: addresses (the first is the one messages go to), tags (stored form, alphabetical), custom field values by ' +
+    'field name, KPI totals by KPI id, metadata, notes (oldest first), linked visitor ids, the archived and opted-out ' +
+    'flags, and its created and updated times (ISO 8601 UTC).',
+});
+
+/** `GET /api/leads/{id}`. */
+export const LeadIdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 255, description: 'The contact id (ld_...).' }) });
+
+/**
+ * `GET /api/leads?email=|phone=`: exactly one of them, judged like the write path's (the service
+ * checks, with exact details). Other query parameters are tolerated, as on every GET form.
+ */
+export const LeadLookupQuery = Type.Object({
+  email: Type.Optional(Type.String({ description: 'An email of the contact; trimmed and lowercased like on writes.' })),
+  phone: Type.Optional(
+    Type.String({
+      description: 'A phone of the contact: `+` (`%2B`; a bare `+` read as a space works too), country code, number; read like on writes.',
+    }),
+  ),
+});
+export type LeadLookup = Static<typeof LeadLookupQuery>;

@@ -9,10 +9,10 @@ import { iso } from '../../time.js';
 import { type IdempotentRequest, oncePerKey } from '../idempotency/idempotency.service.js';
 import type { FieldDefinition, IdentifierOwners } from './contacts.repo.js';
 import * as repo from './contacts.repo.js';
-import type { LeadInput, LeadResult } from './contacts.schemas.js';
+import type { LeadInput, LeadLookup, LeadResult } from './contacts.schemas.js';
 import { parseFieldValue, type StoredFieldValue } from './field-values.js';
 import { KPI_RANGE_TEXT, microsToNumber, parseKpiIncrement } from './kpi-values.js';
-import { MAX_METADATA_BYTES, metadataTooLarge, type NormalizedLead, normalizeLead } from './lead-input.js';
+import { MAX_METADATA_BYTES, metadataTooLarge, type NormalizedLead, normalizeAddressLookup, normalizeLead } from './lead-input.js';
 import { normalizePhone, pointerSegment } from './normalize.js';
 
 /** The 200 body of `POST /api/leads`, also what a trigger with a `lead` object gets back. */
@@ -283,6 +283,20 @@ export async function getContactProfile(
     repo.listTrackers(db, accountId, contact.id),
   ]);
   return toProfile(contact, { emails, phones, tags, fieldRows, kpiRows, noteRows, trackers });
+}
+
+/** `GET /api/leads/{id}`: this account's contact, or LEAD_NOT_FOUND (another account's id is as unknown as a made-up one). */
+export async function readContactById(db: Queryable, accountId: string, contactId: string): Promise<ContactProfile> {
+  const profile = await getContactProfile(db, accountId, { id: contactId });
+  if (!profile) throw new AppError('LEAD_NOT_FOUND');
+  return profile;
+}
+
+/** `GET /api/leads?email=|phone=`: the contact holding that address in this account, or LEAD_NOT_FOUND. */
+export async function readContactByAddress(db: Queryable, accountId: string, query: LeadLookup): Promise<ContactProfile> {
+  const profile = await getContactProfile(db, accountId, normalizeAddressLookup(query));
+  if (!profile) throw new AppError('LEAD_NOT_FOUND');
+  return profile;
 }
 
 /**

@@ -6,6 +6,8 @@ import { MAX_NAME_LENGTH, normalizeEmail, normalizePhone, normalizeTag } from '.
 export const MAX_NOTE_TEXT = 10_000;
 export const MAX_METADATA_BYTES = 16 * 1024;
 const MIN_NAME_LENGTH = 2;
+const INVALID_EMAIL = 'must be a valid email address';
+const INVALID_PHONE = 'must be a possible phone number in international format: + (or digits only), country code, number';
 
 /**
  * A lead body with every member in its stored form. Everything that can be decided without
@@ -34,15 +36,12 @@ export function normalizeLead(input: LeadInput, at = ''): NormalizedLead {
 
   if (input.email !== undefined) {
     lead.email = normalizeEmail(input.email);
-    if (lead.email === undefined) problems.push({ path: `${at}/email`, message: 'must be a valid email address' });
+    if (lead.email === undefined) problems.push({ path: `${at}/email`, message: INVALID_EMAIL });
   }
   if (input.phone !== undefined) {
     lead.phone = normalizePhone(input.phone);
     if (lead.phone === undefined) {
-      problems.push({
-        path: `${at}/phone`,
-        message: 'must be a possible phone number in international format: + (or digits only), country code, number',
-      });
+      problems.push({ path: `${at}/phone`, message: INVALID_PHONE });
     }
   }
   if (input.name !== undefined) {
@@ -102,4 +101,25 @@ export function metadataTooLarge(at = ''): Problem {
     path: `${at}/metadata`,
     message: `must be at most ${MAX_METADATA_BYTES / 1024} KiB once merged with the stored metadata (as JSON)`,
   };
+}
+
+/**
+ * `GET /api/leads?email=|phone=`: exactly one address, in the stored form the write path gives it
+ * (so a contact written one way is found the other); one Validation Error otherwise.
+ */
+export function normalizeAddressLookup(query: { email?: string; phone?: string }): { email: string } | { phone: string } {
+  if (query.email !== undefined && query.phone !== undefined) {
+    throw new AppError('VALIDATION', { details: [{ path: '/phone', message: 'give an email or a phone, not both' }] });
+  }
+  if (query.email !== undefined) {
+    const email = normalizeEmail(query.email);
+    if (email === undefined) throw new AppError('VALIDATION', { details: [{ path: '/email', message: INVALID_EMAIL }] });
+    return { email };
+  }
+  if (query.phone !== undefined) {
+    const phone = normalizePhone(query.phone);
+    if (phone === undefined) throw new AppError('VALIDATION', { details: [{ path: '/phone', message: INVALID_PHONE }] });
+    return { phone };
+  }
+  throw new AppError('VALIDATION', { details: [{ path: '/email', message: 'an email or a phone is required (one of them)' }] });
 }

@@ -22,6 +22,15 @@ export const EventBody = Type.Object(
       ),
     ),
     url: Type.Optional(Type.String({ maxLength: 2048, description: 'Stored without http(s):// and without anything from ? on.' })),
+    timestamp: Type.Optional(
+      Type.String({
+        maxLength: 64,
+        description:
+          'When the event happened, to backfill history: ISO 8601 with a time zone (`2026-11-25T10:15:30Z`, ' +
+          '`2026-11-25T11:15:30.250+01:00`), at most 5 minutes ahead of the server clock and at most 365 days back. ' +
+          'Default: when the call is received. The activity feed and segment criteria date the event by it.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -31,6 +40,9 @@ export const EventResponse = Type.Object({
   id: Type.String(),
   leadId: Type.String(),
   type: Type.String(),
-  createdAt: Type.String({ format: 'date-time' }),
+  createdAt: Type.String({
+    format: 'date-time',
+    description: 'When the event happened: `timestamp` when sent, else when it was received.',
+  }),
 });
 export type EventView = Static<typeof EventResponse>;

@@ -3,7 +3,7 @@ import { inTransaction } from '../../db/transaction.js';
 import { AppError, invalid } from '../../errors.js';
 import { newId } from '../../ids.js';
 import { checkMetadataSize } from '../../json-limits.js';
-import { iso } from '../../time.js';
+import { iso, parseDateTime } from '../../time.js';
 import { findContactIdByIdOrTracker } from '../contacts/contacts.service.js';
 import { type IdempotentRequest, oncePerKey } from '../idempotency/idempotency.service.js';
 import { insertEvent } from './events.repo.js';
@@ -23,6 +23,7 @@ export async function recordEvent(
   const value = input.value === undefined ? null : String(input.value);
   if (input.type === 'click' && (value === null || value === '')) throw invalid('/value', 'value is required when type is click');
   if (input.metadata) checkMetadataSize(input.metadata, '/metadata');
+  const occurredAt = input.timestamp === undefined ? now : checkTimestamp(input.timestamp, now);
   if (input.leadId === undefined && input.tracker === undefined) throw new AppError('LEAD_OR_TRACKER_REQUIRED');
 
   // One transaction, though a single insert would commit by itself: on SQLite, events arriving
@@ -43,12 +44,34 @@ export async function recordEvent(
         value,
         metadata: JSON.stringify(input.metadata ?? {}),
         url: input.url === undefined ? null : normalizeEventUrl(input.url),
-        created_at: now,
+        created_at: occurredAt,
       };
       await insertEvent(tx, accountId, event);
-      return { id: event.id, leadId: contactId, type: event.type, createdAt: iso(now) };
+      return { id: event.id, leadId: contactId, type: event.type, createdAt: iso(occurredAt) };
     }),
   );
+}
+
+/** How far a sent `timestamp` may lie ahead of this server's clock (the sender's clock may run a little fast). */
+export const MAX_TIMESTAMP_SKEW_MS = 5 * 60_000;
+/** How far back a sent `timestamp` may lie: history older than a year is not an event worth backfilling. */
+export const MAX_TIMESTAMP_AGE_DAYS = 365;
+const DAY_MS = 24 * 60 * 60_000;
+
+/** The event's time from its `timestamp` (decisions.md, Events): a date-time with a zone, within the bounds. */
+function checkTimestamp(text: string, now: number): number {
+  const at = parseDateTime(text);
+  if (at === undefined) {
+    throw invalid(
+      '/timestamp',
+      'must be an ISO 8601 date and time with a time zone, e.g. 2026-11-25T10:15:30Z or 2026-11-25T11:15:30+01:00',
+    );
+  }
+  if (at > now + MAX_TIMESTAMP_SKEW_MS)
+    throw invalid('/timestamp', `must not be more than ${MAX_TIMESTAMP_SKEW_MS / 60_000} minutes in the future`);
+  if (at < now - MAX_TIMESTAMP_AGE_DAYS * DAY_MS)
+    throw invalid('/timestamp', `must not be more than ${MAX_TIMESTAMP_AGE_DAYS} days in the past`);
+  return at;
 }
 
 /** The spec stores a page without its `https://` prefix and without anything from `?` on. */

@@ -127,8 +127,17 @@ export function checkKeyState(key: ApiKey | undefined, scope: Scope, now: number
   if (!key) throw new AppError('API_KEY_NOT_FOUND');
   if (!key.active) throw new AppError('API_KEY_INACTIVE');
   if (key.expiresAt !== null && key.expiresAt <= now) throw new AppError('API_KEY_EXPIRED');
-  if (!key.scopes.includes(scope)) throw new AppError('API_KEY_FORBIDDEN');
+  if (!key.scopes.includes(scope)) throw missingScope(scope);
   return key;
+}
+
+/**
+ * The 403 of a missing scope: the spec's message, and `details` naming the scope (decisions.md,
+ * Public API). `path` is the request member that needs it (`/lead` for a trigger's lead object),
+ * `/` when the call as a whole does.
+ */
+export function missingScope(scope: Scope, path = '/'): AppError {
+  return new AppError('API_KEY_FORBIDDEN', { details: [{ path, message: `requires scope ${scope}` }] });
 }
 
 function checkScopes(scopes: string[]): Scope[] {

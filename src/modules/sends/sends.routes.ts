@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import type { AppDeps } from '../../deps.js';
-import { AppError } from '../../errors.js';
 import { errorResponses, IdempotencyHeaders } from '../../http/openapi.js';
+import { missingScope } from '../keys/keys.service.js';
 import { cancelSend } from './cancel.service.js';
 import { CancelBody, CancelQuery, CancelResponse, TriggerBody, TriggerQuery, TriggerResponse } from './sends.schemas.js';
 import { triggerCampaign } from './trigger.service.js';
@@ -27,7 +27,8 @@ const CANCEL_DOC = {
 /** Decisions.md check 3: an object `lead` needs leads:write, refused before its contents are looked at. */
 async function objectLeadNeedsLeadsWrite(request: FastifyRequest): Promise<void> {
   const lead = (request.body as { lead?: unknown } | undefined)?.lead;
-  if (typeof lead === 'object' && lead !== null && !request.apiKey.scopes.includes('leads:write')) throw new AppError('API_KEY_FORBIDDEN');
+  if (typeof lead === 'object' && lead !== null && !request.apiKey.scopes.includes('leads:write'))
+    throw missingScope('leads:write', '/lead');
 }
 
 export const sendRoutes =
