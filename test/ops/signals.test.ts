@@ -43,8 +43,14 @@ for (const start of STARTS) {
         assert.deepEqual(exit, { code: 0, signal: null }, run.output());
 
         const lines = run.lines().filter((l) => l.pid === heraldPid);
-        assert.ok(lines.some((l) => l.msg === 'herald stopping' && l.signal === signal), run.output());
-        assert.ok(lines.some((l) => l.msg === 'herald stopped'), run.output());
+        assert.ok(
+          lines.some((l) => l.msg === 'herald stopping' && l.signal === signal),
+          run.output(),
+        );
+        assert.ok(
+          lines.some((l) => l.msg === 'herald stopped'),
+          run.output(),
+        );
         assert.equal(isAlive(heraldPid), false, `Herald's node process ${heraldPid} is gone`);
         assert.equal(await answers(port), false, 'the port is closed');
       } finally {
