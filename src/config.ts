@@ -51,7 +51,7 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl,
     secret: env.HERALD_SECRET || readOrCreateSecret(dataDir),
     publicUrl: (env.PUBLIC_URL || `http://${host}:${port}`).replace(/\/+$/, ''),
-    smtpUrl: env.SMTP_URL || undefined,
+    smtpUrl: smtpUrl(env),
     whatsappApiUrl: (env.WHATSAPP_API_URL || 'https://graph.facebook.com/v21.0').replace(/\/+$/, ''),
     webhookAllowPrivate: boolVar(env, 'WEBHOOK_ALLOW_PRIVATE', false),
     rateLimitPerSecond: intVar(env, 'RATE_LIMIT_PER_SECOND', 50, 1, 1_000_000),
@@ -62,6 +62,28 @@ export function loadConfig(env: Env = process.env): Config {
     metricsPort: metricsPort(env, port),
     trustProxy: trustProxy(env),
   });
+}
+
+/**
+ * smtp:// or smtps:// with a host (interfaces.md). Any other URL would start a server that
+ * fails every email later, so it is refused at start. The message never repeats the URL: it
+ * holds the SMTP password.
+ */
+function smtpUrl(env: Env): string | undefined {
+  const raw = env.SMTP_URL || undefined;
+  if (raw === undefined) return undefined;
+  const shape = 'smtp://user:pass@host:port or smtps://user:pass@host:port';
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`SMTP_URL must be a URL like ${shape}`);
+  }
+  if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') {
+    throw new ConfigError(`SMTP_URL must start with smtp:// or smtps:// (${shape}), got '${url.protocol}//'`);
+  }
+  if (!url.hostname) throw new ConfigError(`SMTP_URL must name the SMTP server's host (${shape})`);
+  return raw;
 }
 
 const MIN_METRICS_TOKEN_LENGTH = 16;
@@ -108,7 +130,7 @@ function isCidr(entry: string): boolean {
 function readOrCreateSecret(dataDir: string): string {
   const file = join(dataDir, 'secret');
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();
-  mkdirSync(dataDir, { recursive: true });
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const secret = randomBytes(32).toString('base64url');
   try {
     writeFileSync(file, `${secret}\n`, { mode: 0o600, flag: 'wx' });

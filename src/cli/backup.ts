@@ -32,7 +32,12 @@ export async function backup(args: string[]): Promise<number> {
     if (existsSync(target)) throw new Error(`${target} already exists`);
     const source = join(config.dataDir, 'herald.db');
     if (!existsSync(source)) throw new Error(`no database at ${source}`);
-    await backupSqliteFile(source, target);
+    try {
+      await backupSqliteFile(source, target);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw new Error(`${target} already exists`);
+      throw err;
+    }
     process.stdout.write(`${JSON.stringify({ file: target, bytes: statSync(target).size })}\n`);
     return 0;
   } catch (err) {

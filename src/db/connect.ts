@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect, type SqliteDatabase as SqliteDatabaseLike, SqliteDialect } from 'kysely';
@@ -42,8 +42,10 @@ export async function openDatabase(config: Pick<Config, 'databaseUrl' | 'dataDir
 }
 
 function openSqlite(dataDir: string): Db {
-  mkdirSync(dataDir, { recursive: true });
-  const file = new SqliteDatabase(join(dataDir, 'herald.db'));
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const path = join(dataDir, 'herald.db');
+  createOwnerOnly(path);
+  const file = new SqliteDatabase(path);
   // WAL + full sync: an accepted write survives a power cut. The busy timeout lets the CLI
   // and the server share the file, each waiting for the other's short transactions.
   file.pragma('journal_mode = WAL');
@@ -52,6 +54,19 @@ function openSqlite(dataDir: string): Db {
   file.pragma('foreign_keys = ON');
   const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(file) }) });
   return { kysely, priority: kysely, engine: 'sqlite', close: () => kysely.destroy() };
+}
+
+/**
+ * The database holds contacts, password hashes and sealed secrets: a new file is created
+ * readable by its owner only (0600), like DATA_DIR/secret. SQLite gives the -wal and -shm files
+ * it creates beside it the same mode. An existing file keeps the mode its operator gave it.
+ */
+function createOwnerOnly(path: string): void {
+  try {
+    closeSync(openSync(path, 'wx', 0o600));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  }
 }
 
 /** Distinct statement texts kept prepared (IN lists and multi-row inserts vary in length). */

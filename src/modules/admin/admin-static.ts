@@ -21,6 +21,8 @@ function findBuiltPanel(): string | undefined {
  * /admin path so the panel's own router handles deep links (/admin/campaigns/cmp_...).
  */
 export async function registerAdminPanel(app: FastifyInstance): Promise<void> {
+  // Someone who opens Herald's address in a browser is looking for the panel.
+  app.get('/', { schema: { hide: true } }, async (_request, reply) => reply.redirect('/admin', 302));
   const root = findBuiltPanel();
   if (!root) {
     app.get('/admin', { schema: { hide: true } }, async (_request, reply) =>
