@@ -1,4 +1,5 @@
 import type { Db } from '../../db/connect.js';
+import { applyEach, type ItemOutcome } from '../../db/item-transactions.js';
 import type { Queryable } from '../../db/queryable.js';
 import type { ContactsTable } from '../../db/schema.js';
 import { inTransaction, type Tx, withUniqueRetry } from '../../db/transaction.js';
@@ -95,6 +96,16 @@ async function findAndTouch(q: Queryable, accountId: string, lead: NormalizedLea
 /** `POST /api/leads`: one transaction; a lost race on a new address retries and then updates. */
 export async function writeContact(db: Db, accountId: string, input: LeadInput): Promise<ContactWriteResult> {
   return withUniqueRetry(() => inTransaction(db, (tx) => applyContactWrite(tx, accountId, input, Date.now())));
+}
+
+/**
+ * `POST /api/leads/batch`: each item exactly as `writeContact` (applyContactWrite, the same
+ * rules), in order, so an item sees the items before it (the same email twice: the second
+ * updates the contact the first created); as few transactions as the engine allows
+ * (db/item-transactions.ts). One outcome per item: a failed item changed nothing.
+ */
+export async function writeContacts(db: Db, accountId: string, inputs: readonly LeadInput[]): Promise<ItemOutcome<ContactWriteResult>[]> {
+  return applyEach(db, inputs, (tx, input) => applyContactWrite(tx, accountId, input, Date.now()));
 }
 
 async function createContact(
