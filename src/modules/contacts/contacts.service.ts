@@ -409,6 +409,29 @@ export async function findContactIdByIdOrTracker(
   return 'id' in by ? repo.findContactIdById(db, accountId, by.id) : repo.findContactIdByTracker(db, accountId, by.tracker);
 }
 
+/** Item per item, the contact each names (as findContactIdByIdOrTracker); two statements for all of them, whatever their number. */
+export async function findContactIdsByIdOrTracker(
+  db: Queryable,
+  accountId: string,
+  items: ({ id: string } | { tracker: string })[],
+): Promise<(string | undefined)[]> {
+  const ids = [...new Set(items.flatMap((by) => ('id' in by ? [by.id] : [])))];
+  const trackers = [...new Set(items.flatMap((by) => ('tracker' in by ? [by.tracker] : [])))];
+  const found = new Set<string>();
+  for (let i = 0; i < ids.length; i += IN_LIST_MAX) {
+    for (const id of await repo.findContactIdsByIds(db, accountId, ids.slice(i, i + IN_LIST_MAX))) found.add(id);
+  }
+  const byTracker = new Map<string, string>();
+  for (let i = 0; i < trackers.length; i += IN_LIST_MAX) {
+    for (const [tracker, id] of await repo.findContactIdsByTrackers(db, accountId, trackers.slice(i, i + IN_LIST_MAX)))
+      byTracker.set(tracker, id);
+  }
+  return items.map((by) => ('id' in by ? (found.has(by.id) ? by.id : undefined) : byTracker.get(by.tracker)));
+}
+
+/** Values in one IN list: well under SQLite's and PostgreSQL's limits on bound parameters. */
+const IN_LIST_MAX = 500;
+
 /** Whether the contact exists in this account (another account's id is as unknown as a made-up one). */
 export async function contactExists(db: Queryable, accountId: string, contactId: string): Promise<boolean> {
   return (await repo.findContactIdById(db, accountId, contactId)) !== undefined;
