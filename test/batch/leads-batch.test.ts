@@ -128,6 +128,29 @@ describe('POST /api/leads/batch: each item as its single call', () => {
     assert.deepEqual(profile?.kpis, { score: 4 });
   });
 
+  test('failures spread over several transactions: every other item is applied once, in order', async () => {
+    const t = await tenant();
+    const emails = Array.from({ length: 20 }, () => randomEmail());
+    // 250 items (three chunks of the SQLite path), a failure every 7th: a new address without a name.
+    const items = Array.from({ length: 250 }, (_, i) =>
+      i % 7 === 3 ? { email: randomEmail(), kpis: { score: 100 } } : { email: emails[i % 20], name: `Name ${i}`, kpis: { score: 1 } },
+    );
+    const res = await t.batch(items);
+    assert.equal(res.status, 200);
+    assert.deepEqual(
+      res.body.results.map((r: { status: number }) => r.status),
+      items.map((_, i) => (i % 7 === 3 ? 400 : 200)),
+    );
+    for (const [k, email] of emails.entries()) {
+      const applied = items.filter((item, i) => i % 7 !== 3 && item.email === email);
+      const firstAt = items.findIndex((item, i) => i % 7 !== 3 && item.email === email);
+      assert.equal(res.body.results[firstAt].body.created, true, `email ${k} is created by its first item`);
+      const profile = await t.profile({ email });
+      assert.deepEqual(profile?.kpis, { score: applied.length }, `email ${k}`);
+      assert.equal(profile?.name, applied.at(-1)?.name);
+    }
+  });
+
   test("an identifier of another contact is that item's 409, the others are applied", async () => {
     const t = await tenant();
     const [a, b] = [randomEmail(), randomEmail()];
