@@ -16,33 +16,66 @@ export const ITEMS_PER_TRANSACTION = 100;
  * Applies `apply` to each item, in order, each item atomic on its own: an item that throws
  * leaves no trace and the others are kept (the outcome list says which did what).
  *
- * SQLite (one writer, every commit an fsync): the items run in chunks of ITEMS_PER_TRANSACTION,
- * one transaction each, with savepoints so that a failed item is rolled back alone (applyChunk):
- * 1,000 items are 10 jobs of the commit queue, in one or two commits, with no
- * HTTP request, key check or body parse of their own.
+ * The items run in chunks of ITEMS_PER_TRANSACTION, one transaction each, with savepoints so
+ * that a failed item is rolled back alone (applyChunk).
  *
- * PostgreSQL: each item is a transaction of its own, exactly as its single endpoint runs it
- * (one after the other, so a later item sees an earlier one). A transaction that spanned items
- * would hold each contact's row lock until the end of the batch: two batches touching the same
- * contacts in different orders would deadlock, and the single endpoints' race rules (a lost race
- * on a new address retries and then updates) are written for one contact per transaction.
+ * SQLite (one writer, every commit an fsync): all chunks are queued in the commit queue at
+ * once, in order: 1,000 items are 10 jobs, in one or two commits, with no HTTP request, key
+ * check or body parse of their own.
+ *
+ * PostgreSQL: the chunks run one after the other. The single endpoints' race rules hold inside
+ * a chunk: a lost race on a new address is a unique violation of that item, rolled back to its
+ * savepoint and retried (READ COMMITTED: the retry sees the winner's row and updates it). A
+ * chunk holds the row locks of its contacts until it commits, so two batches touching the same
+ * contacts in different orders can deadlock: PostgreSQL then aborts one of them, whose chunk is
+ * rolled back whole and run again one transaction per item, exactly as the single endpoint.
  */
 export async function applyEach<I, R>(db: Db, items: readonly I[], apply: (tx: Tx, item: I) => Promise<R>): Promise<ItemOutcome<R>[]> {
-  if (db.engine === 'postgres') {
-    const outcomes: ItemOutcome<R>[] = [];
-    for (const item of items) outcomes.push(await settle(() => withUniqueRetry(() => inTransaction(db, (tx) => apply(tx, item)))));
-    return outcomes;
-  }
   const chunks: I[][] = [];
   for (let i = 0; i < items.length; i += ITEMS_PER_TRANSACTION) chunks.push(items.slice(i, i + ITEMS_PER_TRANSACTION));
-  // All chunks are queued at once, in order: the commit queue runs them one after the other.
-  const done = await Promise.all(chunks.map((chunk) => settle(() => inTransaction(db, (tx) => applyChunk(tx, chunk, apply)))));
+  const inChunk = async (chunk: I[]): Promise<ItemOutcome<ItemOutcome<R>[]>> => {
+    try {
+      return { ok: true, value: await inTransaction(db, (tx) => applyChunk(tx, chunk, apply)) };
+    } catch (error) {
+      return { ok: false, error };
+    }
+  };
+  let done: ItemOutcome<ItemOutcome<R>[]>[];
+  if (db.engine === 'sqlite') {
+    done = await Promise.all(chunks.map(inChunk));
+  } else {
+    done = [];
+    for (const chunk of chunks) {
+      const outcome = await inChunk(chunk);
+      if (outcome.ok || !isTransactionWide(outcome.error)) done.push(outcome);
+      else done.push({ ok: true, value: await oneTransactionEach(db, chunk, apply) });
+    }
+  }
   // A chunk whose transaction failed as a whole (its commit, an I/O error) kept none of its items.
   return done.flatMap((chunk, i) => (chunk.ok ? chunk.value : chunks[i]!.map(() => ({ ok: false as const, error: chunk.error }))));
 }
 
+/** PostgreSQL, after a deadlock: each item alone, as `POST /api/leads` runs it. */
+async function oneTransactionEach<I, R>(db: Db, items: readonly I[], apply: (tx: Tx, item: I) => Promise<R>): Promise<ItemOutcome<R>[]> {
+  const outcomes: ItemOutcome<R>[] = [];
+  for (const item of items) {
+    try {
+      outcomes.push({ ok: true, value: await withUniqueRetry(() => inTransaction(db, (tx) => apply(tx, item))) });
+    } catch (error) {
+      outcomes.push({ ok: false, error });
+    }
+  }
+  return outcomes;
+}
+
+/** PostgreSQL's deadlock and serialization failures: the transaction, not the item, is at fault. */
+function isTransactionWide(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === '40P01' || code === '40001';
+}
+
 /**
- * The items of one SQLite chunk, in order. Optimistic: a run of items shares one savepoint, as
+ * The items of one chunk, in order. Optimistic: a run of items shares one savepoint, as
  * most items succeed; when one fails, the run is rolled back, its items before the failed one
  * are applied again one savepoint each, then the failed one too (the careful path, which
  * decides its outcome), and a new run starts after it. Each item's outcome is that of the
@@ -52,8 +85,9 @@ export async function applyEach<I, R>(db: Db, items: readonly I[], apply: (tx: T
  */
 async function applyChunk<I, R>(tx: Tx, chunk: readonly I[], apply: (tx: Tx, item: I) => Promise<R>): Promise<ItemOutcome<R>[]> {
   const outcomes: ItemOutcome<R>[] = [];
-  // A unique violation cannot come from a race on SQLite (one writer), so the retry only
-  // repeats the item; it is kept so that an item runs exactly as its single call does.
+  // On PostgreSQL a unique violation is a lost race on a new address: retried after the rollback
+  // to the savepoint, the item sees the winner's row (READ COMMITTED) and updates it, as a
+  // single call does. On SQLite (one writer) it cannot be a race, and the retry only repeats.
   const carefully = (item: I) => settle(() => withUniqueRetry(() => inSavepoint(tx, () => apply(tx, item))));
   let start = 0;
   while (start < chunk.length) {
@@ -95,12 +129,14 @@ class TransactionLost extends Error {
   }
 }
 
-/** The outcome of fn; a lost transaction is not an item's outcome: it fails the whole chunk. */
+/** The outcome of fn; a lost transaction or a deadlock is not an item's outcome: it fails the whole chunk. */
 async function settle<R>(fn: () => Promise<R>): Promise<ItemOutcome<R>> {
   try {
     return { ok: true, value: await fn() };
   } catch (error) {
     if (error instanceof TransactionLost) throw error.reason;
+    // A deadlock is the whole chunk's: it is rolled back and run again (applyEach).
+    if (isTransactionWide(error)) throw error;
     return { ok: false, error };
   }
 }
