@@ -7,10 +7,17 @@ import type { DispatchResult } from './scenarios/dispatch.js';
 /** The targets (never a failing exit: a miss is printed, the run still succeeds). */
 export const TARGETS = {
   /** dispatchOfCeiling: the burst's rate as a share of the bare nodemailer pool's (issue 9). */
-  sqlite: { write: 0.15, trigger: 0.1, dispatchPerSecond: 300 as number | undefined, dispatchOfCeiling: 0.85 as number | undefined },
+  sqlite: {
+    write: 0.15,
+    trigger: 0.1,
+    batch: 5 as number | undefined,
+    dispatchPerSecond: 300 as number | undefined,
+    dispatchOfCeiling: 0.85 as number | undefined,
+  },
   postgres: {
     write: 0.05,
     trigger: 0.04,
+    batch: undefined as number | undefined,
     dispatchPerSecond: undefined as number | undefined,
     dispatchOfCeiling: undefined as number | undefined,
   },
@@ -45,7 +52,7 @@ export function bareRow(runs: LoadResult[]): Row {
 }
 
 /** `bareRps`: the bare echo measured just before and after this scenario. */
-export function apiRow(engine: Engine, name: string, kind: Kind, result: LoadResult, bareRps: number): Row {
+export function apiRow(engine: Engine, name: string, kind: Exclude<Kind, 'batch'>, result: LoadResult, bareRps: number): Row {
   const ratio = result.rps / bareRps;
   const min = TARGETS[engine][kind];
   const checkP99 = kind === 'write';
@@ -60,6 +67,33 @@ export function apiRow(engine: Engine, name: string, kind: Kind, result: LoadRes
     target: `≥${pct(min)}${checkP99 ? `, p99<${TARGETS.writeP99Ms}` : ''}`,
     verdict: ok ? 'PASS' : 'MISS',
     note: failures > 0 ? `${failures} failed: ${JSON.stringify(result.statuses)}, ${result.errors} errors` : undefined,
+  };
+}
+
+/**
+ * A batch line (issue 10): items written per second, against the requests per second of the
+ * single endpoint measured in the same run (`singleRps`, undefined when BENCH_ONLY left it out).
+ */
+export function batchRow(engine: Engine, name: string, items: number, result: LoadResult, singleRps: number | undefined): Row {
+  const rate = result.rps * items;
+  const ratio = singleRps === undefined ? undefined : rate / singleRps;
+  const min = TARGETS[engine].batch;
+  const failures = result.non2xx + result.errors;
+  const ok = min !== undefined && ratio !== undefined && ratio >= min && failures === 0;
+  return {
+    name: `${name} (${items} items; items/s)`,
+    rate,
+    p50: result.p50,
+    p99: result.p99,
+    ratio,
+    target: min === undefined ? '' : `≥${min}× single`,
+    verdict: min === undefined || ratio === undefined ? '' : ok ? 'PASS' : 'MISS',
+    note: [
+      ratio === undefined ? '' : `${ratio.toFixed(1)}× the single call's ${fmt(singleRps!)} req/s`,
+      failures > 0 ? `${failures} failed: ${JSON.stringify(result.statuses)}, ${result.errors} errors` : '',
+    ]
+      .filter(Boolean)
+      .join('; '),
   };
 }
 

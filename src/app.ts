@@ -50,10 +50,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('preValidation', async (request) => {
     if (request.body === undefined && request.routeOptions.schema?.body) request.body = {};
   });
-  // The public and admin APIs take no NUL character anywhere (after the key, body and shape checks).
+  // The public and admin APIs take no NUL character anywhere (after the key, body and shape checks);
+  // a batch checks each of its items instead, so one item with a NUL fails alone (http/batch.ts).
   app.addHook('preHandler', async (request) => {
     const url = request.routeOptions.url ?? '';
-    if (url.startsWith('/api/') || url.startsWith('/admin/api/')) await refuseNulCharacters(request);
+    if (url.startsWith('/api/') || url.startsWith('/admin/api/')) await refuseNulCharacters(request, !request.routeOptions.config.batch);
   });
   await registerOpenApi(app, VERSION);
   // Probes and metrics: no key, no rate limit. /metrics moves to METRICS_PORT when that is set.

@@ -1,6 +1,6 @@
 import type { Fixtures } from '../fixtures.js';
 
-export type Kind = 'write' | 'trigger';
+export type Kind = 'write' | 'trigger' | 'batch';
 
 export interface ApiScenario {
   name: string;
@@ -8,7 +8,12 @@ export interface ApiScenario {
   path: string;
   /** The next request's body (called once per request). */
   body: () => unknown;
+  /** A batch: items per request, and the single-call scenario its items/s are compared with. */
+  batch?: { items: number; single: string };
 }
+
+/** Items per batch request: Braze takes 75 a request, Customer.io's batches are of this order too. */
+export const BATCH_ITEMS = 100;
 
 const CITIES = ['Paris', 'Lyon', 'Nantes', 'Lille'];
 
@@ -20,32 +25,33 @@ export function apiScenarios(f: Fixtures): ApiScenario[] {
   let events = 0;
   let immediate = 0;
   let delayed = 0;
+  const update = (i: number) => ({
+    email: f.emails[i % n],
+    tags: [`wave ${i % 5}`],
+    fields: [{ key: 'City', value: CITIES[i % CITIES.length] }],
+    kpis: { ltv: 1 },
+  });
+  const create = () => ({ email: `new${creates++}-${f.run}@bench.example.com`, name: 'New Lead', tags: ['bench'] });
+  const event = () => ({ type: 'purchase', leadId: f.contactIds[events++ % n], value: '49.90', url: 'https://shop.example.com/cart?x=1' });
+  const items = (item: () => unknown) => () => ({ items: Array.from({ length: BATCH_ITEMS }, item) });
   return [
     {
       name: 'POST /api/leads update',
       kind: 'write',
       path: '/api/leads',
-      body: () => {
-        const i = updates++;
-        return {
-          email: f.emails[i % n],
-          tags: [`wave ${i % 5}`],
-          fields: [{ key: 'City', value: CITIES[i % CITIES.length] }],
-          kpis: { ltv: 1 },
-        };
-      },
+      body: () => update(updates++),
     },
     {
       name: 'POST /api/leads create',
       kind: 'write',
       path: '/api/leads',
-      body: () => ({ email: `new${creates++}-${f.run}@bench.example.com`, name: 'New Lead', tags: ['bench'] }),
+      body: create,
     },
     {
       name: 'POST /api/events',
       kind: 'write',
       path: '/api/events',
-      body: () => ({ type: 'purchase', leadId: f.contactIds[events++ % n], value: '49.90', url: 'https://shop.example.com/cart?x=1' }),
+      body: event,
     },
     {
       name: 'POST /api/campaigns/trigger immediate',
@@ -58,6 +64,28 @@ export function apiScenarios(f: Fixtures): ApiScenario[] {
       kind: 'trigger',
       path: '/api/campaigns/trigger',
       body: () => ({ campaignId: f.delayCampaignId, lead: f.emails[delayed++ % n] }),
+    },
+    // After the single calls they are compared with: the same items, BATCH_ITEMS a request.
+    {
+      name: 'POST /api/leads/batch update',
+      kind: 'batch',
+      path: '/api/leads/batch',
+      body: items(() => update(updates++)),
+      batch: { items: BATCH_ITEMS, single: 'POST /api/leads update' },
+    },
+    {
+      name: 'POST /api/leads/batch create',
+      kind: 'batch',
+      path: '/api/leads/batch',
+      body: items(create),
+      batch: { items: BATCH_ITEMS, single: 'POST /api/leads create' },
+    },
+    {
+      name: 'POST /api/events/batch',
+      kind: 'batch',
+      path: '/api/events/batch',
+      body: items(event),
+      batch: { items: BATCH_ITEMS, single: 'POST /api/events' },
     },
   ];
 }

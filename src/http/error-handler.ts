@@ -9,6 +9,12 @@ import { replayTakenKey } from './idempotency.js';
 
 /** The one error body of decisions.md: `{statusCode, error, message, details?, requestId?}`. */
 export function sendError(reply: FastifyReply, err: AppError, requestId?: string): FastifyReply {
+  if (err.headers) reply.headers(err.headers);
+  return reply.code(err.status).type('application/json; charset=utf-8').send(errorBody(err, requestId));
+}
+
+/** The error body alone: also each failed item's body in a batch's results. */
+export function errorBody(err: AppError, requestId?: string): Record<string, unknown> {
   const body: Record<string, unknown> = {
     statusCode: err.status,
     error: STATUS_CODES[err.status] ?? 'Error',
@@ -17,8 +23,7 @@ export function sendError(reply: FastifyReply, err: AppError, requestId?: string
   // A Validation Error always lists its details; other errors only when they carry some (a missing scope names it).
   if (err.code === 'VALIDATION' || err.details) body.details = err.details ?? [];
   if (requestId) body.requestId = requestId;
-  if (err.headers) reply.headers(err.headers);
-  return reply.code(err.status).type('application/json; charset=utf-8').send(body);
+  return body;
 }
 
 interface AjvError {

@@ -1,16 +1,22 @@
 import type { FastifyRequest } from 'fastify';
-import { invalid } from '../errors.js';
+import { type AppError, invalid } from '../errors.js';
 
 /**
  * U+0000 is refused in every string of a request to the API (body members and keys, query and
  * path parameters): PostgreSQL cannot store it in text (it answered 500), SQLite would keep it,
  * and no name, address, id or tag needs it. A 400 Validation Error names the member.
  */
-export async function refuseNulCharacters(request: FastifyRequest): Promise<void> {
-  for (const source of [request.params, request.query, request.body]) {
-    const path = findNul(source);
-    if (path !== undefined) throw invalid(path || '/', 'must not contain the NUL character (U+0000)');
+export async function refuseNulCharacters(request: FastifyRequest, checkBody = true): Promise<void> {
+  for (const source of checkBody ? [request.params, request.query, request.body] : [request.params, request.query]) {
+    const error = nulError(source);
+    if (error) throw error;
   }
+}
+
+/** The 400 for a value holding U+0000 somewhere (undefined when none does): a batch checks each item with it. */
+export function nulError(value: unknown): AppError | undefined {
+  const path = findNul(value);
+  return path === undefined ? undefined : invalid(path || '/', 'must not contain the NUL character (U+0000)');
 }
 
 const escapePointer = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');

@@ -178,6 +178,13 @@ test('fuzz: the public API answers every generated request with a 2xx or an exac
         metadata: { a: 1 },
         timestamp: new Date(Date.now() - 60_000).toISOString(),
       }),
+      'POST /api/leads/batch': fromValue({ items: [lead, { email: randomEmail(), name: 'Second Lead', kpis: { score: '2' } }] }),
+      'POST /api/events/batch': fromValue({
+        items: [
+          { leadId: contact.id, type: 'visit', metadata: { a: 1 } },
+          { tracker: 'trk-fuzz', type: 'click', value: 'x' },
+        ],
+      }),
       'POST /api/campaigns/trigger': fromValue({ campaignId: campaign.id, lead: { ...lead, email: randomEmail() } }),
       'POST /api/campaigns/cancel': fromValue({ campaignId: delayed.id, lead: email }),
     },

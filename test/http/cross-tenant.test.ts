@@ -124,6 +124,45 @@ const ID_IN_BODY_OR_QUERY: Record<string, (a: Tenant, b: Tenant) => Probe[]> = {
       check: notFound('Lead not found'),
     })),
   'POST /api/events': (a) => [{ url: '/api/events', payload: { type: 'visit', leadId: a.contactId }, check: notFound('Lead not found') }],
+  // The batches answer each item as its single call: A's ids are as unknown as made-up ones, per item.
+  'POST /api/leads/batch': (a) => [
+    {
+      url: '/api/leads/batch',
+      payload: {
+        items: [
+          { id: a.contactId, name: 'Rename A' },
+          { id: a.contactId, email: `${uniq('b')}@example.com`, name: 'Hijack Attempt', tags: ['b'] },
+        ],
+      },
+      check: (res) => {
+        assert.equal(res.status, 200, JSON.stringify(res.body));
+        const [byId, byEmail] = res.body.results;
+        assert.equal(byId.status, 400, JSON.stringify(byId));
+        assert.deepEqual(
+          byId.body.details.map((d: { path: string }) => d.path),
+          ['/email'],
+        );
+        assert.equal(byEmail.status, 200, JSON.stringify(byEmail));
+        assert.equal(byEmail.body.created, true, 'a contact of B, not A');
+        assert.notEqual(byEmail.body.id, a.contactId);
+      },
+    },
+  ],
+  'POST /api/events/batch': (a) => [
+    {
+      url: '/api/events/batch',
+      payload: {
+        items: [
+          { type: 'visit', leadId: a.contactId },
+          { type: 'visit', leadId: a.contactId, value: 'again' },
+        ],
+      },
+      check: (res) => {
+        assert.equal(res.status, 200, JSON.stringify(res.body));
+        for (const item of res.body.results) assert.deepEqual([item.status, item.body.message], [404, 'Lead not found']);
+      },
+    },
+  ],
   'POST /api/campaigns/trigger': (a, b) => leadProbes('/api/campaigns/trigger', a, b),
   'GET /api/campaigns/trigger': (a, b) => leadQueryProbes('/api/campaigns/trigger', a, b),
   'POST /api/campaigns/cancel': (a, b) => leadProbes('/api/campaigns/cancel', a, b),

@@ -293,6 +293,23 @@ export async function findContactIdByTracker(db: Queryable, accountId: string, t
   return row?.contact_id;
 }
 
+/** Which of these ids are contacts of the account (a batch of events' look-up by leadId). */
+export async function findContactIdsByIds(db: Queryable, accountId: string, ids: string[]): Promise<Set<string>> {
+  const rows = await kyselyOf(db).selectFrom('contacts').select('id').where('account_id', '=', accountId).where('id', 'in', ids).execute();
+  return new Set(rows.map((r) => r.id));
+}
+
+/** Visitor id -> contact id, for those of these visitor ids linked in the account. */
+export async function findContactIdsByTrackers(db: Queryable, accountId: string, trackers: string[]): Promise<Map<string, string>> {
+  const rows = await kyselyOf(db)
+    .selectFrom('trackers')
+    .select(['tracker', 'contact_id'])
+    .where('account_id', '=', accountId)
+    .where('tracker', 'in', trackers)
+    .execute();
+  return new Map(rows.map((r) => [r.tracker, r.contact_id]));
+}
+
 // ---- the whole profile (contact show, webhooks, templates) ----
 
 export async function getContact(db: Queryable, accountId: string, contactId: string): Promise<ContactsTable | undefined> {

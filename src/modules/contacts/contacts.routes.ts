@@ -1,8 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppDeps } from '../../deps.js';
+import { BatchResponse, batchBody, MAX_BATCH_BODY_BYTES, MAX_BATCH_ITEMS, runBatch } from '../../http/batch.js';
 import { errorResponses, IdempotencyHeaders } from '../../http/openapi.js';
-import { ContactResponse, LeadBody, LeadIdParams, LeadLookupQuery, LeadResponse } from './contacts.schemas.js';
-import { readContactByAddress, readContactById, writeContact } from './contacts.service.js';
+import { ContactResponse, LeadBody, LeadIdParams, type LeadInput, LeadLookupQuery, LeadResponse } from './contacts.schemas.js';
+import { readContactByAddress, readContactById, writeContact, writeContacts } from './contacts.service.js';
 
 /** The read routes (decisions.md, Public API): scope leads:read, the key in a header only, never in the address. */
 const READ = { scope: 'leads:read', keyInQuery: false } as const;
@@ -67,5 +68,26 @@ export const contactRoutes =
         },
       },
       async (request) => writeContact(deps.db, request.apiKey.accountId, request.body, request.idempotency),
+    );
+
+    app.post(
+      '/api/leads/batch',
+      {
+        bodyLimit: MAX_BATCH_BODY_BYTES,
+        config: { scope: 'leads:write', batch: true },
+        schema: {
+          tags: ['contacts'],
+          summary: 'Create or update many contacts',
+          description:
+            `Up to ${MAX_BATCH_ITEMS} \`POST /api/leads\` bodies in \`items\`, applied in order, each exactly as that call would ` +
+            '(same checks, same warnings). Answers 200 with one result per item: `status` and the body that call would have ' +
+            'answered (its 200 body, or its error body). A failed item changes nothing and never fails the others. ' +
+            'Body up to 10 MiB; counts as one request against the rate limit. Scope `leads:write`.',
+          body: batchBody('A `POST /api/leads` body.'),
+          response: { 200: BatchResponse, ...errorResponses(400, 401, 403, 404, 413, 415, 429) },
+        },
+      },
+      async (request) =>
+        runBatch(request, LeadBody, request.body.items, (items: LeadInput[]) => writeContacts(deps.db, request.apiKey.accountId, items)),
     );
   };

@@ -1,4 +1,5 @@
 import type { Db } from '../../db/connect.js';
+import { applyEach, type ItemOutcome } from '../../db/item-transactions.js';
 import type { Queryable } from '../../db/queryable.js';
 import type { ContactsTable } from '../../db/schema.js';
 import { inTransaction, type Tx, withUniqueRetry } from '../../db/transaction.js';
@@ -99,6 +100,16 @@ async function findAndTouch(q: Queryable, accountId: string, lead: NormalizedLea
  */
 export async function writeContact(db: Db, accountId: string, input: LeadInput, key?: IdempotentRequest): Promise<ContactWriteResult> {
   return withUniqueRetry(() => inTransaction(db, (tx) => oncePerKey(tx, key, () => applyContactWrite(tx, accountId, input, Date.now()))));
+}
+
+/**
+ * `POST /api/leads/batch`: each item exactly as `writeContact` (applyContactWrite, the same
+ * rules), in order, so an item sees the items before it (the same email twice: the second
+ * updates the contact the first created); as few transactions as the engine allows
+ * (db/item-transactions.ts). One outcome per item: a failed item changed nothing.
+ */
+export async function writeContacts(db: Db, accountId: string, inputs: readonly LeadInput[]): Promise<ItemOutcome<ContactWriteResult>[]> {
+  return applyEach(db, inputs, (tx, input) => applyContactWrite(tx, accountId, input, Date.now()));
 }
 
 async function createContact(
@@ -415,6 +426,29 @@ export async function findContactIdByIdOrTracker(
 ): Promise<string | undefined> {
   return 'id' in by ? repo.findContactIdById(db, accountId, by.id) : repo.findContactIdByTracker(db, accountId, by.tracker);
 }
+
+/** Item per item, the contact each names (as findContactIdByIdOrTracker); two statements for all of them, whatever their number. */
+export async function findContactIdsByIdOrTracker(
+  db: Queryable,
+  accountId: string,
+  items: ({ id: string } | { tracker: string })[],
+): Promise<(string | undefined)[]> {
+  const ids = [...new Set(items.flatMap((by) => ('id' in by ? [by.id] : [])))];
+  const trackers = [...new Set(items.flatMap((by) => ('tracker' in by ? [by.tracker] : [])))];
+  const found = new Set<string>();
+  for (let i = 0; i < ids.length; i += IN_LIST_MAX) {
+    for (const id of await repo.findContactIdsByIds(db, accountId, ids.slice(i, i + IN_LIST_MAX))) found.add(id);
+  }
+  const byTracker = new Map<string, string>();
+  for (let i = 0; i < trackers.length; i += IN_LIST_MAX) {
+    for (const [tracker, id] of await repo.findContactIdsByTrackers(db, accountId, trackers.slice(i, i + IN_LIST_MAX)))
+      byTracker.set(tracker, id);
+  }
+  return items.map((by) => ('id' in by ? (found.has(by.id) ? by.id : undefined) : byTracker.get(by.tracker)));
+}
+
+/** Values in one IN list: well under SQLite's and PostgreSQL's limits on bound parameters. */
+const IN_LIST_MAX = 500;
 
 /** Whether the contact exists in this account (another account's id is as unknown as a made-up one). */
 export async function contactExists(db: Queryable, accountId: string, contactId: string): Promise<boolean> {

@@ -8,3 +8,12 @@ export async function insertEvent(db: Queryable, accountId: string, event: Omit<
     .values({ ...event, account_id: accountId })
     .execute();
 }
+
+/** Many events of one account in one statement (a batch writes its rows in chunks of this). */
+export async function insertEvents(db: Queryable, accountId: string, events: Omit<EventsTable, 'account_id'>[]): Promise<void> {
+  if (events.length === 0) return;
+  await kyselyOf(db)
+    .insertInto('events')
+    .values(events.map((event) => ({ ...event, account_id: accountId })))
+    .execute();
+}
