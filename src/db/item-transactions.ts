@@ -55,6 +55,19 @@ export async function applyEach<I, R>(db: Db, items: readonly I[], apply: (tx: T
   return done.flatMap((chunk, i) => (chunk.ok ? chunk.value : chunks[i]!.map(() => ({ ok: false as const, error: chunk.error }))));
 }
 
+/**
+ * Every item in the caller's one transaction, each atomic on its own (savepoints, as a chunk):
+ * for a batch sent with an Idempotency-Key, whose answer is stored in the transaction of its
+ * whole effect.
+ */
+export function applyEachInTransaction<I, R>(
+  tx: Tx,
+  items: readonly I[],
+  apply: (tx: Tx, item: I) => Promise<R>,
+): Promise<ItemOutcome<R>[]> {
+  return applyChunk(tx, items, apply);
+}
+
 /** PostgreSQL, after a deadlock: each item alone, as `POST /api/leads` runs it. */
 async function oneTransactionEach<I, R>(db: Db, items: readonly I[], apply: (tx: Tx, item: I) => Promise<R>): Promise<ItemOutcome<R>[]> {
   const outcomes: ItemOutcome<R>[] = [];

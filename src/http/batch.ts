@@ -61,7 +61,11 @@ export async function runBatch<I, R>(
   request: FastifyRequest,
   itemSchema: TSchema,
   items: readonly unknown[],
-  write: (valid: I[]) => Promise<ItemOutcome<R>[]>,
+  /**
+   * Writes the valid items. `answer` turns their outcomes into the whole 200 body (with the
+   * items refused here): the body an Idempotency-Key stores, in the write's transaction.
+   */
+  write: (valid: I[], answer: (outcomes: ItemOutcome<R>[]) => { results: BatchResult[] }) => Promise<ItemOutcome<R>[]>,
 ): Promise<{ results: BatchResult[] }> {
   // Fastify caches the compiled function per route and schema object: compiled on the first call only.
   const validate = request.compileValidationSchema(itemSchema, 'body');
@@ -79,11 +83,14 @@ export async function runBatch<I, R>(
       positions.push(i);
     }
   });
-  const outcomes = valid.length === 0 ? [] : await write(valid);
-  outcomes.forEach((outcome, j) => {
-    results[positions[j]!] = outcome.ok ? { status: 200, body: outcome.value } : failedItem(request, outcome.error);
-  });
-  return { results };
+  const answer = (outcomes: ItemOutcome<R>[]) => {
+    const all = results.slice();
+    outcomes.forEach((outcome, j) => {
+      all[positions[j]!] = outcome.ok ? { status: 200, body: outcome.value } : failedItem(request, outcome.error);
+    });
+    return { results: all };
+  };
+  return answer(valid.length === 0 ? [] : await write(valid, answer));
 }
 
 function failedItem(request: FastifyRequest, error: unknown): BatchResult {

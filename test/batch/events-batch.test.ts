@@ -3,6 +3,7 @@ import { describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { listActivity } from '../../src/modules/activity/activity.service.js';
 import { contactTenant, useTestApp } from '../contacts/helpers.js';
+import { assertMissingScope } from '../helpers/app.js';
 import { randomEmail, uniq } from '../helpers/factories.js';
 
 /**
@@ -109,7 +110,7 @@ describe('POST /api/events/batch', () => {
   test('a key without events:write is refused as a whole (403); empty or over 1000 items answer 400', async () => {
     const t = await tenant({ scopes: ['leads:write'] });
     const refused = await t.batch([{ type: 'visit', leadId: 'ld_x' }]);
-    assert.deepEqual(refused.body, { statusCode: 403, error: 'Forbidden', message: 'API key does not have the required permissions' });
+    assertMissingScope(refused, 'events:write');
 
     const c = await tenantWithContact();
     for (const items of [[], Array.from({ length: 1001 }, () => ({ type: 'visit', leadId: c.leadId }))]) {

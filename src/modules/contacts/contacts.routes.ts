@@ -74,7 +74,7 @@ export const contactRoutes =
       '/api/leads/batch',
       {
         bodyLimit: MAX_BATCH_BODY_BYTES,
-        config: { scope: 'leads:write', batch: true },
+        config: { scope: 'leads:write', batch: true, idempotent: true },
         schema: {
           tags: ['contacts'],
           summary: 'Create or update many contacts',
@@ -83,11 +83,14 @@ export const contactRoutes =
             '(same checks, same warnings). Answers 200 with one result per item: `status` and the body that call would have ' +
             'answered (its 200 body, or its error body). A failed item changes nothing and never fails the others. ' +
             'Body up to 10 MiB; counts as one request against the rate limit. Scope `leads:write`.',
+          headers: IdempotencyHeaders,
           body: batchBody('A `POST /api/leads` body.'),
-          response: { 200: BatchResponse, ...errorResponses(400, 401, 403, 404, 413, 415, 429) },
+          response: { 200: BatchResponse, ...errorResponses(400, 401, 403, 404, 409, 413, 415, 422, 429) },
         },
       },
       async (request) =>
-        runBatch(request, LeadBody, request.body.items, (items: LeadInput[]) => writeContacts(deps.db, request.apiKey.accountId, items)),
+        runBatch(request, LeadBody, request.body.items, (items: LeadInput[], answer) =>
+          writeContacts(deps.db, request.apiKey.accountId, items, request.idempotency && { request: request.idempotency, answer }),
+        ),
     );
   };

@@ -1,5 +1,5 @@
 import type { Db } from '../../db/connect.js';
-import { applyEach, type ItemOutcome } from '../../db/item-transactions.js';
+import { applyEach, applyEachInTransaction, type ItemOutcome } from '../../db/item-transactions.js';
 import type { Queryable } from '../../db/queryable.js';
 import type { ContactsTable } from '../../db/schema.js';
 import { inTransaction, type Tx, withUniqueRetry } from '../../db/transaction.js';
@@ -7,7 +7,7 @@ import { AppError, type Problem } from '../../errors.js';
 import { newId } from '../../ids.js';
 import { parseStoredJson } from '../../json-limits.js';
 import { iso } from '../../time.js';
-import { type IdempotentRequest, oncePerKey } from '../idempotency/idempotency.service.js';
+import { type IdempotentBatch, type IdempotentRequest, oncePerKey } from '../idempotency/idempotency.service.js';
 import type { FieldDefinition, IdentifierOwners } from './contacts.repo.js';
 import * as repo from './contacts.repo.js';
 import type { LeadInput, LeadLookup, LeadResult } from './contacts.schemas.js';
@@ -108,8 +108,16 @@ export async function writeContact(db: Db, accountId: string, input: LeadInput, 
  * updates the contact the first created); as few transactions as the engine allows
  * (db/item-transactions.ts). One outcome per item: a failed item changed nothing.
  */
-export async function writeContacts(db: Db, accountId: string, inputs: readonly LeadInput[]): Promise<ItemOutcome<ContactWriteResult>[]> {
-  return applyEach(db, inputs, (tx, input) => applyContactWrite(tx, accountId, input, Date.now()));
+export async function writeContacts(
+  db: Db,
+  accountId: string,
+  inputs: readonly LeadInput[],
+  keyed?: IdempotentBatch<ItemOutcome<ContactWriteResult>[]>,
+): Promise<ItemOutcome<ContactWriteResult>[]> {
+  const apply = (tx: Tx, input: LeadInput) => applyContactWrite(tx, accountId, input, Date.now());
+  if (!keyed) return applyEach(db, inputs, apply);
+  // With an Idempotency-Key the whole batch is one transaction: its answer is stored with all of it.
+  return inTransaction(db, (tx) => oncePerKey(tx, keyed.request, () => applyEachInTransaction(tx, inputs, apply), keyed.answer));
 }
 
 async function createContact(

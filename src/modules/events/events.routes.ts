@@ -28,7 +28,7 @@ export const eventRoutes =
       '/api/events/batch',
       {
         bodyLimit: MAX_BATCH_BODY_BYTES,
-        config: { scope: 'events:write', batch: true },
+        config: { scope: 'events:write', batch: true, idempotent: true },
         schema: {
           tags: ['events'],
           summary: 'Log many events',
@@ -37,11 +37,14 @@ export const eventRoutes =
             'Answers 200 with one result per item: `status` and the body that call would have answered (its 200 body, or its ' +
             'error body, e.g. 404 Lead not found). A failed item changes nothing and never fails the others. Body up to 10 MiB; ' +
             'counts as one request against the rate limit. Scope `events:write`.',
+          headers: IdempotencyHeaders,
           body: batchBody('A `POST /api/events` body.'),
-          response: { 200: BatchResponse, ...errorResponses(400, 401, 403, 404, 413, 415, 429) },
+          response: { 200: BatchResponse, ...errorResponses(400, 401, 403, 404, 409, 413, 415, 422, 429) },
         },
       },
       async (request) =>
-        runBatch(request, EventBody, request.body.items, (items: EventInput[]) => recordEvents(db, request.apiKey.accountId, items)),
+        runBatch(request, EventBody, request.body.items, (items: EventInput[], answer) =>
+          recordEvents(db, request.apiKey.accountId, items, request.idempotency && { request: request.idempotency, answer }),
+        ),
     );
   };

@@ -6,7 +6,7 @@ import { newId } from '../../ids.js';
 import { checkMetadataSize } from '../../json-limits.js';
 import { iso, parseDateTime } from '../../time.js';
 import { findContactIdByIdOrTracker, findContactIdsByIdOrTracker } from '../contacts/contacts.service.js';
-import { type IdempotentRequest, oncePerKey } from '../idempotency/idempotency.service.js';
+import { IdempotencyKeyTaken, type IdempotentBatch, type IdempotentRequest, oncePerKey } from '../idempotency/idempotency.service.js';
 import { insertEvent, insertEvents } from './events.repo.js';
 import type { EventInput, EventView } from './events.schemas.js';
 
@@ -35,7 +35,12 @@ export async function recordEvent(
  * An item that fails was refused before anything was written. Events take no lock and change
  * no row, so one transaction for the batch is safe on PostgreSQL too. One outcome per item.
  */
-export async function recordEvents(db: Db, accountId: string, inputs: readonly EventInput[]): Promise<ItemOutcome<EventView>[]> {
+export async function recordEvents(
+  db: Db,
+  accountId: string,
+  inputs: readonly EventInput[],
+  keyed?: IdempotentBatch<ItemOutcome<EventView>[]>,
+): Promise<ItemOutcome<EventView>[]> {
   const outcomes: ItemOutcome<EventView>[] = new Array(inputs.length);
   const checked: number[] = [];
   const occurredAt: number[] = new Array(inputs.length);
@@ -50,7 +55,7 @@ export async function recordEvents(db: Db, accountId: string, inputs: readonly E
   });
   if (checked.length === 0) return outcomes;
   try {
-    await inTransaction(db, async (tx) => {
+    const write = async (tx: Tx) => {
       const contactIds = await findContactIdsByIdOrTracker(
         tx,
         accountId,
@@ -68,8 +73,13 @@ export async function recordEvents(db: Db, accountId: string, inputs: readonly E
         outcomes[i] = { ok: true, value: eventView(row) };
       });
       for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) await insertEvents(tx, accountId, rows.slice(i, i + ROWS_PER_INSERT));
-    });
+      return outcomes;
+    };
+    // With an Idempotency-Key the answer (all items' outcomes) is stored in the same transaction.
+    await inTransaction(db, (tx) => (keyed ? oncePerKey(tx, keyed.request, () => write(tx), keyed.answer) : write(tx)));
   } catch (error) {
+    // A key already used: the HTTP layer answers for it (replay, 409 or 422).
+    if (error instanceof IdempotencyKeyTaken) throw error;
     // The transaction failed as a whole (the database, not an item): none of its events was kept.
     for (const i of checked) if (outcomes[i]?.ok) outcomes[i] = { ok: false, error };
   }

@@ -25,6 +25,16 @@ export interface IdempotentRequest {
 }
 
 /**
+ * A batch request sent with an Idempotency-Key: the key, and how the items' outcomes become the
+ * 200 body the handler sends (the batch route's results, those of items refused before the
+ * write included), which is the answer stored.
+ */
+export interface IdempotentBatch<R> {
+  readonly request: IdempotentRequest;
+  readonly answer: (outcomes: R) => unknown;
+}
+
+/**
  * Thrown inside the effect's transaction when the key was already claimed: the transaction
  * rolls back (nothing of this request happened) and the HTTP layer answers with
  * `answerForTakenKey` once the transaction is over.
