@@ -47,7 +47,11 @@ const ROUTES: Record<string, (s: Seeded) => string[]> = {
   '/': () => ['/'],
   '/campaigns': () => ['/campaigns'],
   '/campaigns/new': () => ['/campaigns/new'],
-  '/campaigns/:id': (s) => [`/campaigns/${s.campaignId}`, `/campaigns/${s.campaignId}?tab=statistics`, `/campaigns/${s.campaignId}?tab=webhooks`],
+  '/campaigns/:id': (s) => [
+    `/campaigns/${s.campaignId}`,
+    `/campaigns/${s.campaignId}?tab=statistics`,
+    `/campaigns/${s.campaignId}?tab=webhooks`,
+  ],
   '/contacts': () => ['/contacts'],
   '/contacts/:id': (s) => [`/contacts/${s.contactId}`],
   '/segments': () => ['/segments'],
@@ -74,17 +78,19 @@ async function axeFailures(page: Page, where: string): Promise<string[]> {
   if (!(await page.evaluate(() => 'axe' in window))) await page.addScriptTag({ path: AXE_SCRIPT });
   // The message frames show a customer's email, not the panel: their own content is not ours to
   // fix (the frame's title, on the panel's side, is still checked).
-  const results = await page.evaluate(
-    () =>
-      (window as unknown as { axe: { run(ctx: Document, o: object): Promise<AxeResults> } }).axe.run(document, {
-        iframes: false,
-        resultTypes: ['violations'],
-      }),
+  const results = await page.evaluate(() =>
+    (window as unknown as { axe: { run(ctx: Document, o: object): Promise<AxeResults> } }).axe.run(document, {
+      iframes: false,
+      resultTypes: ['violations'],
+    }),
   );
   return results.violations
     .filter((v) => GATED_IMPACTS.has(v.impact ?? ''))
     .flatMap((v) =>
-      v.nodes.map((n) => `${where}: ${v.id} (${v.impact}) at ${n.target.join(' ')}: ${v.help}${n.failureSummary ? `; ${n.failureSummary.replace(/\s+/g, ' ')}` : ''}`),
+      v.nodes.map(
+        (n) =>
+          `${where}: ${v.id} (${v.impact}) at ${n.target.join(' ')}: ${v.help}${n.failureSummary ? `; ${n.failureSummary.replace(/\s+/g, ' ')}` : ''}`,
+      ),
     );
 }
 
