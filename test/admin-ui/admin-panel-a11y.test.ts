@@ -104,12 +104,14 @@ async function overflowFailures(page: Page, where: string, width: number): Promi
   return scrollWidth <= width ? [] : [`${where}: the page is ${scrollWidth}px wide on a ${width}px screen`];
 }
 
-/** Opens `path` and waits until its data is drawn (no loading indicator, the network quiet). */
+/** Opens `path` and waits until its data is drawn (no loading indicator, the network quiet, no error). */
 async function open(page: Page, path: string): Promise<void> {
   await page.goto(`/admin${path}`);
   await page.locator('main h1').first().waitFor();
   await page.waitForLoadState('networkidle').catch(() => undefined);
   await eventually(async () => (await page.locator('.loading').count()) === 0, 10_000, `${path} to finish loading`);
+  // An error state would pass axe too, but the page with its data must be what is checked.
+  assert.equal(await page.locator('.state--error').count(), 0, `${path} shows an error instead of its data`);
 }
 
 describe('admin panel: every page passes axe on a desktop and a phone', { skip: panelBrowser.skip }, () => {
