@@ -59,9 +59,17 @@ export function launchBrowser(): Promise<Browser> {
   return panelBrowser.launch();
 }
 
-/** A browser context for the panel, allowed to use the clipboard (to read what "Copy" put there). */
-export async function newPanelContext(browser: Browser, baseUrl: string, viewport = { width: 1360, height: 900 }): Promise<BrowserContext> {
-  const context = await browser.newContext({ baseURL: baseUrl, viewport, locale: 'en-GB', timezoneId: 'UTC' });
+/**
+ * A browser context for the panel, allowed to use the clipboard (to read what "Copy" put there).
+ * `bypassCSP` lets a test inject a script of its own (axe-core) past the panel's CSP.
+ */
+export async function newPanelContext(
+  browser: Browser,
+  baseUrl: string,
+  viewport = { width: 1360, height: 900 },
+  options: { bypassCSP?: boolean } = {},
+): Promise<BrowserContext> {
+  const context = await browser.newContext({ baseURL: baseUrl, viewport, locale: 'en-GB', timezoneId: 'UTC', ...options });
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: baseUrl });
   context.setDefaultTimeout(10_000);
   return context;

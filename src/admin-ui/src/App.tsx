@@ -162,7 +162,8 @@ function Layout({ children }: { children: ReactNode }) {
       <a className="skip-link" href="#main">
         Skip to content
       </a>
-      <aside className="sidebar">
+      {/* The brand and the main navigation: the page's banner (a sidebar on wide screens, a top bar on narrow ones). */}
+      <header className="sidebar">
         <div className="sidebar__top">
           <Link className="brand" to="/campaigns">
             <span className="brand__mark" aria-hidden="true">
@@ -212,7 +213,7 @@ function Layout({ children }: { children: ReactNode }) {
             </button>
           </div>
         </nav>
-      </aside>
+      </header>
       <main id="main" className="main" ref={mainRef} tabIndex={-1}>
         {children}
       </main>

@@ -252,9 +252,9 @@ function CampaignScreen({ campaign, onSaved }: { campaign: Campaign | undefined;
               </div>
             </div>
           </div>
-          <aside className="campaign-layout__side">
+          <div className="campaign-layout__side">
             <PreviewPanel campaignId={campaign?.id} form={form} dirty={dirty} />
-          </aside>
+          </div>
         </form>
       )}
       {campaign && tab === 'statistics' && <CampaignStats campaignId={campaign.id} />}

@@ -274,9 +274,9 @@ function SegmentScreen({ segment }: { segment: Segment | undefined }) {
             </div>
           </div>
         </form>
-        <aside>
+        <div className="segment-layout__side">
           <SegmentContacts segmentId={criteriaDirty ? undefined : segmentId} preview={preview} />
-        </aside>
+        </div>
       </div>
     </>
   );
