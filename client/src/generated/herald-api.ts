@@ -98,7 +98,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Optional, 1 to 255 visible ASCII characters, unique per request (a UUID). A retry with the same key and body within 24 hours answers the first answer again, with `Idempotent-Replayed: true`, and does nothing else; the same key with another body answers 422, and 409 while the first request is still running. Only successful answers are kept. */
+                    "idempotency-key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -164,6 +167,15 @@ export interface paths {
                     };
                 };
                 /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
                 413: {
                     headers: {
                         [name: string]: unknown;
@@ -174,6 +186,15 @@ export interface paths {
                 };
                 /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
                 415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -207,7 +228,7 @@ export interface paths {
         };
         /**
          * Trigger an API-triggered campaign for one contact (GET form)
-         * @description Sends the campaign to the contact now (Immediate) or after its delay (Delay; a second trigger restarts the timer of the pending send). `status` is the recipient result: queued, pending, rejected (already received, re-entry off or cooling down), optout, or error (no address for the channel). 402 when the monthly allowance is used up. Scope campaigns:trigger (and leads:write when `lead` is an object).
+         * @description Sends the campaign to the contact now (Immediate) or after its delay (Delay; a second trigger restarts the timer of the pending send). `status` is the recipient result: queued, pending, rejected (already received, re-entry off or cooling down), optout, or error (no address for the channel). 402 when the monthly allowance is used up. Scope campaigns:trigger (and leads:write when `lead` is an object). POST only: `data`, per-send data kept with the send (`{{ trigger.* }}` in templates, `data.trigger` in webhooks); a restart of a pending send takes the latest call's data.
          */
         get: {
             parameters: {
@@ -326,12 +347,15 @@ export interface paths {
         put?: never;
         /**
          * Trigger an API-triggered campaign for one contact
-         * @description Sends the campaign to the contact now (Immediate) or after its delay (Delay; a second trigger restarts the timer of the pending send). `status` is the recipient result: queued, pending, rejected (already received, re-entry off or cooling down), optout, or error (no address for the channel). 402 when the monthly allowance is used up. Scope campaigns:trigger (and leads:write when `lead` is an object).
+         * @description Sends the campaign to the contact now (Immediate) or after its delay (Delay; a second trigger restarts the timer of the pending send). `status` is the recipient result: queued, pending, rejected (already received, re-entry off or cooling down), optout, or error (no address for the channel). 402 when the monthly allowance is used up. Scope campaigns:trigger (and leads:write when `lead` is an object). POST only: `data`, per-send data kept with the send (`{{ trigger.* }}` in templates, `data.trigger` in webhooks); a restart of a pending send takes the latest call's data.
          */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Optional, 1 to 255 visible ASCII characters, unique per request (a UUID). A retry with the same key and body within 24 hours answers the first answer again, with `Idempotent-Replayed: true`, and does nothing else; the same key with another body answers 422, and 409 while the first request is still running. Only successful answers are kept. */
+                    "idempotency-key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -340,6 +364,10 @@ export interface paths {
                     "application/json": {
                         /** @description Id of an activated API-triggered campaign. */
                         campaignId: string;
+                        /** @description Per-send data (an order number, a reset link), kept with the send and never written onto the contact: `{{ trigger.* }}` in templates, `data.trigger` in webhooks. 16 KiB at most, 32 levels deep at most. A trigger that restarts a pending delayed send replaces its data (none sent: cleared). */
+                        data?: {
+                            [key: string]: unknown;
+                        };
                         /** @description A string naming an existing contact, or an object (the contact write's fields) that creates or updates it first; the object needs scope leads:write. */
                         lead: string | {
                             /** @description Identifies the contact (looked up second) or adds an email to it. Trimmed and lowercased. */
@@ -473,6 +501,15 @@ export interface paths {
                     };
                 };
                 /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -505,7 +542,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Optional, 1 to 255 visible ASCII characters, unique per request (a UUID). A retry with the same key and body within 24 hours answers the first answer again, with `Idempotent-Replayed: true`, and does nothing else; the same key with another body answers 422, and 409 while the first request is still running. Only successful answers are kept. */
+                    "idempotency-key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -518,6 +558,8 @@ export interface paths {
                         metadata?: {
                             [key: string]: unknown;
                         };
+                        /** @description When the event happened, to backfill history: ISO 8601 with a time zone (`2026-11-25T10:15:30Z`, `2026-11-25T11:15:30.250+01:00`), at most 5 minutes ahead of the server clock and at most 365 days back. Default: when the call is received. The activity feed and segment criteria date the event by it. */
+                        timestamp?: string;
                         /** @description Visitor id already linked to a contact. */
                         tracker?: string;
                         /** @description Free-form label, compared exactly (case included). */
@@ -537,7 +579,10 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** Format: date-time */
+                            /**
+                             * Format: date-time
+                             * @description When the event happened: `timestamp` when sent, else when it was received.
+                             */
                             createdAt: string;
                             id: string;
                             leadId: string;
@@ -582,6 +627,15 @@ export interface paths {
                     };
                 };
                 /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
                 413: {
                     headers: {
                         [name: string]: unknown;
@@ -592,6 +646,152 @@ export interface paths {
                 };
                 /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
                 415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/events/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Log many events
+         * @description Up to 1000 `POST /api/events` bodies in `items`, applied in order, each exactly as that call would. Answers 200 with one result per item: `status` and the body that call would have answered (its 200 body, or its error body, e.g. 404 Lead not found). A failed item changes nothing and never fails the others. Body up to 10 MiB; counts as one request against the rate limit. Scope `events:write`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Optional, 1 to 255 visible ASCII characters, unique per request (a UUID). A retry with the same key and body within 24 hours answers the first answer again, with `Idempotent-Replayed: true`, and does nothing else; the same key with another body answers 422, and 409 while the first request is still running. Only successful answers are kept. */
+                    "idempotency-key"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description 1 to 1000 items, applied in order. */
+                        items: unknown[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Always 200 once the request itself is accepted; each item says how it went. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            results: {
+                                /** @description That call's body: its 200 body, or its error body (statusCode, error, message, details). */
+                                body: unknown;
+                                /** @description The status the item's single call would have answered. */
+                                status: number;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -623,7 +823,108 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Find a contact by email or phone
+         * @description Exactly one of `email` and `phone`, read like on writes (email trimmed and lowercased, phone to E.164); 404 `Lead not found` when no contact of the account holds it. Scope `leads:read`. The key goes in the `x-service-api-key` header (or `Authorization: Bearer`); an `api-key` query parameter is not read here (401). Another account's contact answers 404 like an unknown one.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description An email of the contact; trimmed and lowercased like on writes. */
+                    email?: string;
+                    /** @description A phone of the contact: `+` (`%2B`; a bare `+` read as a space works too), country code, number; read like on writes. */
+                    phone?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The contact: addresses (the first is the one messages go to), tags (stored form, alphabetical), custom field values by field name, KPI totals by KPI id, metadata, notes (oldest first), linked visitor ids, the archived and opted-out flags, and its created and updated times (ISO 8601 UTC). */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            archived: boolean;
+                            /** Format: date-time */
+                            createdAt: string;
+                            emails: string[];
+                            fields: {
+                                [key: string]: unknown;
+                            };
+                            id: string;
+                            kpis: {
+                                [key: string]: number;
+                            };
+                            metadata: {
+                                [key: string]: unknown;
+                            };
+                            name: string;
+                            notes: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                createdBy: string;
+                                text: string;
+                            }[];
+                            optedOut: boolean;
+                            phones: string[];
+                            tags: string[];
+                            trackers: string[];
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
         put?: never;
         /**
          * Create or update a contact
@@ -632,7 +933,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Optional, 1 to 255 visible ASCII characters, unique per request (a UUID). A retry with the same key and body within 24 hours answers the first answer again, with `Idempotent-Replayed: true`, and does nothing else; the same key with another body answers 422, and 409 while the first request is still running. Only successful answers are kept. */
+                    "idempotency-key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -777,6 +1081,267 @@ export interface paths {
                 };
                 /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
                 415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/leads/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a contact by id
+         * @description The contact as `herald contact show` prints it; archived contacts too. Scope `leads:read`. The key goes in the `x-service-api-key` header (or `Authorization: Bearer`); an `api-key` query parameter is not read here (401). Another account's contact answers 404 like an unknown one.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The contact id (ld_...). */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The contact: addresses (the first is the one messages go to), tags (stored form, alphabetical), custom field values by field name, KPI totals by KPI id, metadata, notes (oldest first), linked visitor ids, the archived and opted-out flags, and its created and updated times (ISO 8601 UTC). */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            archived: boolean;
+                            /** Format: date-time */
+                            createdAt: string;
+                            emails: string[];
+                            fields: {
+                                [key: string]: unknown;
+                            };
+                            id: string;
+                            kpis: {
+                                [key: string]: number;
+                            };
+                            metadata: {
+                                [key: string]: unknown;
+                            };
+                            name: string;
+                            notes: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                createdBy: string;
+                                text: string;
+                            }[];
+                            optedOut: boolean;
+                            phones: string[];
+                            tags: string[];
+                            trackers: string[];
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/leads/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create or update many contacts
+         * @description Up to 1000 `POST /api/leads` bodies in `items`, applied in order, each exactly as that call would (same checks, same warnings). Answers 200 with one result per item: `status` and the body that call would have answered (its 200 body, or its error body). A failed item changes nothing and never fails the others. Body up to 10 MiB; counts as one request against the rate limit. Scope `leads:write`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Optional, 1 to 255 visible ASCII characters, unique per request (a UUID). A retry with the same key and body within 24 hours answers the first answer again, with `Idempotent-Replayed: true`, and does nothing else; the same key with another body answers 422, and 409 while the first request is still running. Only successful answers are kept. */
+                    "idempotency-key"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description 1 to 1000 items, applied in order. */
+                        items: unknown[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Always 200 once the request itself is accepted; each item says how it went. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            results: {
+                                /** @description That call's body: its 200 body, or its error body (statusCode, error, message, details). */
+                                body: unknown;
+                                /** @description The status the item's single call would have answered. */
+                                status: number;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
