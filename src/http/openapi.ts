@@ -8,6 +8,7 @@ export const ErrorBody = Type.Object(
   {
     statusCode: Type.Integer(),
     error: Type.String(),
+    code: Type.String({ description: 'Stable machine code (docs/decisions.md, Error codes).' }),
     message: Type.String(),
     details: Type.Optional(Type.Array(Type.Object({ path: Type.String(), message: Type.String() }))),
     requestId: Type.Optional(Type.String()),
