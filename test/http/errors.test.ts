@@ -289,7 +289,13 @@ describe('unexpected failures', () => {
       assert.equal(res.status, 500);
       const requestId = res.headers['x-request-id'];
       assert.match(String(requestId), uuid);
-      assert.deepEqual(res.body, { statusCode: 500, error: 'Internal Server Error', code: 'INTERNAL_ERROR', message: 'Internal Server Error', requestId });
+      assert.deepEqual(res.body, {
+        statusCode: 500,
+        error: 'Internal Server Error',
+        code: 'INTERNAL_ERROR',
+        message: 'Internal Server Error',
+        requestId,
+      });
       const text = JSON.stringify(res.body);
       assert.doesNotMatch(text, /\bat \S+:\d+|stack|select|insert|driver|pool|sqlite|postgres/i);
 
