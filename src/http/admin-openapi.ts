@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifySchema, HTTPMethods } from 'fastify';
-import { Type } from 'typebox';
+import { type Static, Type } from 'typebox';
 import { ErrorBody } from './openapi.js';
 
 /**
@@ -99,7 +99,7 @@ function parameters(schema: unknown, where: 'path' | 'query', components: Record
 /** A response with no body (204) declares `Type.Null()`: the document gives it no content. */
 const isEmpty = (schema: Json) => schema.type === 'null';
 
-export function buildAdminDocument(routes: DocumentedRoute[], options: { version: string; prefix: string }): Json {
+export function buildAdminDocument(routes: DocumentedRoute[], options: { version: string; prefix: string; publicUrl?: string }): Json {
   const components: Record<string, Json> = { ErrorBody: withoutId(ErrorBody) };
   const paths: Record<string, Record<string, Json>> = {};
   for (const route of [...routes].sort((a, b) => a.url.localeCompare(b.url) || a.method.localeCompare(b.method))) {
@@ -151,7 +151,7 @@ export function buildAdminDocument(routes: DocumentedRoute[], options: { version
         'The JSON API behind the admin panel (docs/admin-api.md). A session cookie from POST /admin/api/login; ' +
         "every request other than GET/HEAD also carries the session's CSRF token in `x-csrf-token`.",
     },
-    servers: [{ url: '/' }],
+    servers: [{ url: options.publicUrl ?? '/', description: 'This Herald (PUBLIC_URL)' }],
     tags: [...new Set(Object.values(paths).flatMap((ops) => Object.values(ops).flatMap((op) => (op.tags as string[] | undefined) ?? [])))]
       .sort()
       .map((name) => ({ name })),
@@ -165,6 +165,28 @@ export function buildAdminDocument(routes: DocumentedRoute[], options: { version
     },
     security: [{ session: [] }],
   };
+}
+
+/**
+ * The admin document of one app: the admin plugin collects its routes into it (collect, in
+ * the plugin's context), and both addresses serve the document built once from them.
+ */
+export class AdminDocumentSource {
+  private routes: DocumentedRoute[] = [];
+  private prefix = '';
+  private built?: Static<typeof AdminDocument>;
+
+  constructor(private readonly options: { version: string; publicUrl: string }) {}
+
+  collect(app: FastifyInstance): void {
+    this.prefix = app.prefix;
+    this.routes = collectRoutes(app);
+  }
+
+  document(): Static<typeof AdminDocument> {
+    this.built ??= buildAdminDocument(this.routes, { ...this.options, prefix: this.prefix }) as Static<typeof AdminDocument>;
+    return this.built;
+  }
 }
 
 /** The response schema of the document's own route: its top level (the members are free-form JSON). */
