@@ -59,7 +59,12 @@ export const KEY_ERRORS = [
 ] as const satisfies readonly ErrorCode[];
 
 /** What a JSON body can be refused for: not JSON, too large, not declared JSON, wrong shape. */
-export const JSON_BODY_ERRORS = ['INVALID_JSON', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'VALIDATION'] as const satisfies readonly ErrorCode[];
+export const JSON_BODY_ERRORS = [
+  'INVALID_JSON',
+  'PAYLOAD_TOO_LARGE',
+  'UNSUPPORTED_MEDIA_TYPE',
+  'VALIDATION',
+] as const satisfies readonly ErrorCode[];
 
 /** Every route can fail unexpectedly: added to each operation by completeOperation. */
 const ALWAYS: ErrorCode = 'INTERNAL';
@@ -101,7 +106,10 @@ export function exampleErrorBody(error: DeclaredError): Record<string, unknown> 
 export const HEADERS: Record<string, { name: string; header: Record<string, unknown> }> = {
   XRequestId: {
     name: 'x-request-id',
-    header: { description: 'The id of this request in the logs (a UUID); every response carries it.', schema: { type: 'string', format: 'uuid' } },
+    header: {
+      description: 'The id of this request in the logs (a UUID); every response carries it.',
+      schema: { type: 'string', format: 'uuid' },
+    },
   },
   RateLimitLimit: {
     name: 'RateLimit-Limit',
@@ -152,7 +160,8 @@ export function completeOperation(operation: Json, usedHeaders: Set<string>): vo
   const responses = (operation.responses ?? {}) as Record<string, Json>;
   const success = declaration.success;
   const status = String(success.status ?? 200);
-  const successResponse = (responses[status] ??= {});
+  responses[status] ??= {};
+  const successResponse = responses[status];
   successResponse.description = success.description;
   successResponse.headers = headers((success.headers ?? []).map((h) => HEADER_OF[h]));
   const media = (successResponse.content as Record<string, Json> | undefined)?.['application/json'];
@@ -226,5 +235,4 @@ export function applyDocumentedAs(node: unknown): unknown {
 }
 
 /** The header components a document references. */
-export const headerComponents = (used: Set<string>) =>
-  Object.fromEntries([...used].sort().map((name) => [name, HEADERS[name]!.header]));
+export const headerComponents = (used: Set<string>) => Object.fromEntries([...used].sort().map((name) => [name, HEADERS[name]!.header]));

@@ -14,7 +14,12 @@ const DECIMAL_TEXT = '^[+-]?(\\d+(\\.\\d+)?|\\.\\d+)$';
 const FIELD_VALUE_FORMATS = {
   anyOf: [
     { title: 'String', type: 'string', description: 'String, Location (a city name), Phone (+ and country code) fields.' },
-    { title: 'Date', type: 'string', pattern: '^(\\d{4}-\\d{2}-\\d{2}|\\d{2}/\\d{2}/\\d{4})$', description: 'Date fields: yyyy-mm-dd or dd/mm/yyyy.' },
+    {
+      title: 'Date',
+      type: 'string',
+      pattern: '^(\\d{4}-\\d{2}-\\d{2}|\\d{2}/\\d{2}/\\d{4})$',
+      description: 'Date fields: yyyy-mm-dd or dd/mm/yyyy.',
+    },
     { title: 'Number', type: 'number', description: 'Number fields (also a decimal string such as "12.5").' },
     { title: 'Decimal string', type: 'string', pattern: DECIMAL_TEXT, description: 'Number fields: a decimal point, no exponent.' },
     { title: 'Boolean', type: 'boolean', description: 'Boolean fields (also "true" or "false" in any case).' },

@@ -24,7 +24,12 @@ export const eventRoutes =
               examples: {
                 logged: {
                   summary: 'A purchase logged for a contact',
-                  value: { id: 'ev_01jdb3w2c4d6f8g0h2j4k6m8n0', leadId: 'ld_01jdb3v7k2m9q4x8r5t6w1y3z0', type: 'purchase', createdAt: '2026-11-22T10:15:30.123Z' },
+                  value: {
+                    id: 'ev_01jdb3w2c4d6f8g0h2j4k6m8n0',
+                    leadId: 'ld_01jdb3v7k2m9q4x8r5t6w1y3z0',
+                    type: 'purchase',
+                    createdAt: '2026-11-22T10:15:30.123Z',
+                  },
                 },
               },
             },

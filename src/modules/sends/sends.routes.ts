@@ -80,7 +80,14 @@ export const sendRoutes =
           body: TriggerBody,
           ...documented({
             success: TRIGGERED,
-            errors: [...KEY_ERRORS, ...JSON_BODY_ERRORS, MISSING_CAMPAIGN, ...CAMPAIGN_ERRORS, 'IDENTIFIER_CONFLICT', 'ALLOWANCE_EXHAUSTED'],
+            errors: [
+              ...KEY_ERRORS,
+              ...JSON_BODY_ERRORS,
+              MISSING_CAMPAIGN,
+              ...CAMPAIGN_ERRORS,
+              'IDENTIFIER_CONFLICT',
+              'ALLOWANCE_EXHAUSTED',
+            ],
           }),
         },
       },
