@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 import { ERROR_CODES, type ErrorCode, publicCode } from '../../src/errors.js';
 import { registeredRoutes } from '../fuzz/routes.js';
@@ -223,4 +224,13 @@ test('the admin API has its own document at /admin/openapi.json (the old address
     }
   }
   assert.ok(doc.paths['/admin/api/users'].post.responses['403'].description.includes('`Administrators only`'));
+});
+
+test('public codes are unique, and the table in docs/decisions.md is ERROR_CODES', () => {
+  const all = (Object.keys(ERROR_CODES) as ErrorCode[]).map((c) => [publicCode(c), ERROR_CODES[c][0], ERROR_CODES[c][1]] as const);
+  assert.equal(new Set(all.map(([code]) => code)).size, all.length, 'no two codes share a public name');
+  for (const [code] of all) assert.match(code, /^[A-Z][A-Z0-9_]+$/);
+  const text = readFileSync(new URL('../../docs/decisions.md', import.meta.url), 'utf8');
+  const documented = [...text.matchAll(/^\| `([A-Z0-9_]+)` \| (\d{3}) \| (.+) \|$/gm)].map((m) => [m[1], Number(m[2]), m[3]] as const);
+  assert.deepEqual(documented, all);
 });
