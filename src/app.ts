@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { Db } from './db/connect.js';
 import type { AppDeps } from './deps.js';
+import { AdminDocument, AdminDocumentSource } from './http/admin-openapi.js';
 import { createAuthHook } from './http/auth.js';
 import { drainUnreadBodies } from './http/drain.js';
 import { clientErrorHandler, errorMessageKeyword, frameworkErrors, installErrorHandling } from './http/error-handler.js';
@@ -12,6 +13,7 @@ import { createIdempotencyHook } from './http/idempotency.js';
 import { createLogger } from './http/logger.js';
 import { refuseNulCharacters } from './http/nul-guard.js';
 import { registerOpenApi } from './http/openapi.js';
+import { documentedAsKeyword } from './http/operation-docs.js';
 import { adminPanelSecurityHeaders } from './http/security-headers.js';
 import { maxDepthKeyword } from './json-limits.js';
 import { adminApi } from './modules/admin/admin-api.js';
@@ -56,7 +58,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     const url = request.routeOptions.url ?? '';
     if (url.startsWith('/api/') || url.startsWith('/admin/api/')) await refuseNulCharacters(request, !request.routeOptions.config.batch);
   });
-  await registerOpenApi(app, VERSION);
+  await registerOpenApi(app, { version: VERSION, publicUrl: deps.config.publicUrl });
   // Probes and metrics: no key, no rate limit. /metrics moves to METRICS_PORT when that is set.
   registerOpsRoutes(app, {
     db: deps.db,
@@ -78,7 +80,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(whatsappRoutes(deps));
   await app.register(sendRoutes(deps));
   // The panel's JSON API: session cookie, CSRF and roles instead of API keys (its own onRequest hook).
-  await app.register(adminApi(deps), { prefix: '/admin/api' });
+  const adminDocs = new AdminDocumentSource({ version: VERSION, publicUrl: deps.config.publicUrl });
+  await app.register(adminApi(deps, adminDocs), { prefix: '/admin/api' });
+  // The admin API's own OpenAPI document, beside the public one (the panel's static files stay under /admin/).
+  app.get('/admin/openapi.json', { schema: { hide: true, response: { 200: AdminDocument } } }, async () => adminDocs.document());
   await registerAdminPanel(app);
   return app;
 }
@@ -126,7 +131,7 @@ function createFastify(logger: Logger, trustProxy: readonly string[] = []) {
       customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: true, verbose: true },
       // Free-form members carry `maxDepth`: a value nested too deeply is refused before anything recurses into it.
       // Choice fields may carry their own message (`x-error-message`; `verbose` hands the handler each error's schema).
-      plugins: [maxDepthKeyword, errorMessageKeyword],
+      plugins: [maxDepthKeyword, errorMessageKeyword, documentedAsKeyword],
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 }

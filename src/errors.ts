@@ -1,6 +1,9 @@
 /**
  * Services throw codes, never HTTP statuses; this one table maps each code to the status and
- * the exact message of service-spec.md / decisions.md.
+ * the exact message of service-spec.md / decisions.md, and names the stable machine `code`
+ * every error body carries: the key itself, or the third element where the internal name is
+ * too terse for callers (VALIDATION answers `VALIDATION_ERROR`). A public code never changes
+ * once shipped (docs/decisions.md, Error codes); the OpenAPI documents list them from here.
  */
 export const ERROR_CODES = {
   API_KEY_REQUIRED: [401, 'API key is required'],
@@ -12,12 +15,12 @@ export const ERROR_CODES = {
   INVALID_JSON: [400, 'Invalid JSON body'],
   PAYLOAD_TOO_LARGE: [413, 'Payload Too Large'],
   UNSUPPORTED_MEDIA_TYPE: [415, 'Unsupported Media Type'],
-  VALIDATION: [400, 'Validation Error'],
+  VALIDATION: [400, 'Validation Error', 'VALIDATION_ERROR'],
   LEAD_OR_TRACKER_REQUIRED: [400, 'leadId or tracker is required'],
   LEAD_NOT_FOUND: [404, 'Lead not found'],
   IDENTIFIER_CONFLICT: [409, 'Identifier belongs to another contact'],
   CAMPAIGN_NOT_FOUND: [404, 'Campaign not found'],
-  CAMPAIGN_NOT_API: [400, 'Campaign is not configured for API triggers'],
+  CAMPAIGN_NOT_API: [400, 'Campaign is not configured for API triggers', 'CAMPAIGN_NOT_API_TRIGGERED'],
   CAMPAIGN_NOT_ACTIVE: [400, 'Campaign is not active'],
   ALLOWANCE_EXHAUSTED: [402, 'Monthly send allowance exhausted'],
   ACCOUNT_NOT_FOUND: [404, 'Account not found'],
@@ -28,7 +31,7 @@ export const ERROR_CODES = {
   // Admin panel (docs/admin-api.md).
   NOT_SIGNED_IN: [401, 'Not signed in'],
   INVALID_CREDENTIALS: [401, 'Invalid email or password'],
-  CSRF: [403, 'Invalid CSRF token'],
+  CSRF: [403, 'Invalid CSRF token', 'CSRF_TOKEN_INVALID'],
   ADMIN_ONLY: [403, 'Administrators only'],
   LOGIN_THROTTLED: [429, 'Too many sign-in attempts'],
   USER_NOT_FOUND: [404, 'User not found'],
@@ -40,10 +43,27 @@ export const ERROR_CODES = {
   METHOD_NOT_ALLOWED: [405, 'Method Not Allowed'],
   // Operations (README, Running in production).
   METRICS_TOKEN_REQUIRED: [401, 'Metrics token is required'],
-  INTERNAL: [500, 'Internal Server Error'],
-} as const satisfies Record<string, readonly [number, string]>;
+  // WhatsApp Cloud API callbacks (docs/decisions.md, WhatsApp).
+  WHATSAPP_VERIFICATION_REFUSED: [403, 'Verification refused'],
+  WHATSAPP_SIGNATURE_INVALID: [401, 'Invalid signature'],
+  // Requests Node's HTTP parser refuses before any route (http/error-handler.ts, clientErrorHandler).
+  MALFORMED_REQUEST: [400, 'Malformed HTTP request'],
+  REQUEST_TIMEOUT: [408, 'Request Timeout'],
+  HEADERS_TOO_LARGE: [431, 'Request Header Fields Too Large'],
+  INTERNAL: [500, 'Internal Server Error', 'INTERNAL_ERROR'],
+} as const satisfies Record<string, readonly [number, string] | readonly [number, string, string]>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
+
+type PublicName<C extends ErrorCode> = (typeof ERROR_CODES)[C] extends readonly [number, string, infer P] ? P : C;
+/** The `code` member of error bodies: stable, documented, what callers branch on. */
+export type PublicErrorCode = { [C in ErrorCode]: PublicName<C> }[ErrorCode];
+
+/** The `code` an error body carries for an internal code. */
+export function publicCode(code: ErrorCode): PublicErrorCode {
+  const entry: readonly unknown[] = ERROR_CODES[code];
+  return (entry[2] ?? code) as PublicErrorCode;
+}
 
 /** One item of a Validation Error's `details` (or of a 200 response's `warnings`). */
 export interface Problem {
@@ -63,6 +83,8 @@ export interface AppErrorOptions {
 
 export class AppError extends Error {
   readonly status: number;
+  /** The body's `code` (publicCode). */
+  readonly publicCode: PublicErrorCode;
   readonly details?: Problem[];
   readonly headers?: Record<string, string>;
   constructor(
@@ -71,6 +93,7 @@ export class AppError extends Error {
   ) {
     super(options.message ?? ERROR_CODES[code][1]);
     this.status = ERROR_CODES[code][0];
+    this.publicCode = publicCode(code);
     this.details = options.details;
     this.headers = options.headers;
   }

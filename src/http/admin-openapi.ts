@@ -1,6 +1,16 @@
 import type { FastifyInstance, FastifySchema, HTTPMethods } from 'fastify';
-import { Type } from 'typebox';
+import { type Static, Type } from 'typebox';
+import { ADMIN_OPERATIONS, ADMIN_TAGS } from './admin-operations.js';
 import { ErrorBody } from './openapi.js';
+import {
+  applyDocumentedAs,
+  completeOperation,
+  type Declaration,
+  type DeclaredError,
+  DOC_EXTENSION,
+  headerComponents,
+  JSON_BODY_ERRORS,
+} from './operation-docs.js';
 
 /**
  * The admin API's own OpenAPI 3.1 document (GET /admin/api/openapi.json), built from the
@@ -16,6 +26,8 @@ export interface DocumentedRoute {
   schema?: FastifySchema;
   /** The route answers without a session (config.noSession). */
   noSession: boolean;
+  /** Members answer 403 Administrators only (config.adminOnly). */
+  adminOnly: boolean;
 }
 
 /**
@@ -26,6 +38,8 @@ export function collectRoutes(app: FastifyInstance): DocumentedRoute[] {
   const routes: DocumentedRoute[] = [];
   app.addHook('onRoute', (route) => {
     const methods = ([] as HTTPMethods[]).concat(route.method as HTTPMethods | HTTPMethods[]);
+    // The document's own address is no API path (the public document leaves out /openapi.json too).
+    if (route.url.endsWith('/openapi.json')) return;
     for (const method of methods) {
       if (method === 'HEAD') continue;
       routes.push({
@@ -33,6 +47,7 @@ export function collectRoutes(app: FastifyInstance): DocumentedRoute[] {
         url: route.url,
         schema: route.schema,
         noSession: Boolean((route.config as { noSession?: boolean } | undefined)?.noSession),
+        adminOnly: Boolean((route.config as { adminOnly?: boolean } | undefined)?.adminOnly),
       });
     }
   });
@@ -99,16 +114,34 @@ function parameters(schema: unknown, where: 'path' | 'query', components: Record
 /** A response with no body (204) declares `Type.Null()`: the document gives it no content. */
 const isEmpty = (schema: Json) => schema.type === 'null';
 
-export function buildAdminDocument(routes: DocumentedRoute[], options: { version: string; prefix: string }): Json {
+/**
+ * The errors every admin route shares, from how it is registered (docs/admin-api.md): no
+ * session, CSRF on writes, members on admin routes, a body or query that fails its schema.
+ */
+function baseErrors(route: DocumentedRoute): DeclaredError[] {
+  const schema = route.schema ?? {};
+  const errors: DeclaredError[] = [];
+  if (!route.noSession) errors.push('NOT_SIGNED_IN');
+  if (!route.noSession && route.method !== 'GET') errors.push('CSRF');
+  if (route.adminOnly) errors.push('ADMIN_ONLY');
+  if (schema.body) errors.push(...JSON_BODY_ERRORS);
+  else if (schema.querystring || schema.params) errors.push('VALIDATION');
+  return errors;
+}
+
+export function buildAdminDocument(routes: DocumentedRoute[], options: { version: string; prefix: string; publicUrl?: string }): Json {
   const components: Record<string, Json> = { ErrorBody: withoutId(ErrorBody) };
   const paths: Record<string, Record<string, Json>> = {};
+  const usedHeaders = new Set<string>();
   for (const route of [...routes].sort((a, b) => a.url.localeCompare(b.url) || a.method.localeCompare(b.method))) {
     const schema = route.schema ?? {};
-    const described = schema as { summary?: string; description?: string };
+    const described = schema as { summary?: string; description?: string; [DOC_EXTENSION]?: Declaration };
+    const known = ADMIN_OPERATIONS[`${route.method} ${openApiPath(route.url.slice(options.prefix.length))}`];
+    const summary = described.summary ?? known?.summary ?? `${route.method} ${openApiPath(route.url)}`;
     const operation: Json = {
       operationId: operationId(route.method, route.url, options.prefix),
-      summary: described.summary ?? `${route.method} ${openApiPath(route.url)}`,
-      ...(described.description ? { description: described.description } : {}),
+      summary,
+      description: described.description ?? known?.description ?? summary,
     };
     const tag = route.url
       .slice(options.prefix.length)
@@ -123,18 +156,22 @@ export function buildAdminDocument(routes: DocumentedRoute[], options: { version
     if (schema.body)
       operation.requestBody = { required: true, content: { 'application/json': { schema: plain(schema.body, components) } } };
     const responses: Record<string, Json> = {};
+    let successStatus = 200;
     for (const [status, response] of Object.entries((schema.response ?? {}) as Record<string, unknown>)) {
       const body = plain(response, components);
+      if (status.startsWith('2')) successStatus = Number(status);
       responses[status] = {
         description: (body.description as string | undefined) ?? (status.startsWith('2') ? 'Success' : 'Error'),
         ...(isEmpty(body) ? {} : { content: { 'application/json': { schema: body } } }),
       };
     }
-    responses['4XX'] ??= {
-      description: 'The error body of every failure',
-      content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } },
-    };
     operation.responses = responses;
+    // What the route answers: declared with documented(), or its shared errors and the table's.
+    operation[DOC_EXTENSION] = described[DOC_EXTENSION] ?? {
+      success: { status: successStatus, description: (responses[String(successStatus)]?.description as string | undefined) ?? summary },
+      errors: [...baseErrors(route), ...(known?.errors ?? [])],
+    };
+    completeOperation(operation, usedHeaders);
     // A session everywhere but sign-in; writes also carry the CSRF token.
     if (route.noSession) operation.security = [];
     else if (route.method !== 'GET') operation.security = [{ session: [], csrf: [] }];
@@ -142,29 +179,56 @@ export function buildAdminDocument(routes: DocumentedRoute[], options: { version
     paths[path] ??= {};
     paths[path][route.method.toLowerCase()] = operation;
   }
-  return {
+  const tags = [
+    ...new Set(Object.values(paths).flatMap((ops) => Object.values(ops).flatMap((op) => (op.tags as string[] | undefined) ?? []))),
+  ].sort();
+  return applyDocumentedAs({
     openapi: '3.1.0',
     info: {
       title: 'Herald admin API',
       version: options.version,
       description:
         'The JSON API behind the admin panel (docs/admin-api.md). A session cookie from POST /admin/api/login; ' +
-        "every request other than GET/HEAD also carries the session's CSRF token in `x-csrf-token`.",
+        "every request other than GET/HEAD also carries the session's CSRF token in `x-csrf-token`. Every error answers " +
+        '`{statusCode, error, code, message}` (a Validation Error adds `details`), the messages listed per status.',
+      contact: { name: 'The operators of this Herald', ...(options.publicUrl ? { url: options.publicUrl } : {}) },
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
-    servers: [{ url: '/' }],
-    tags: [...new Set(Object.values(paths).flatMap((ops) => Object.values(ops).flatMap((op) => (op.tags as string[] | undefined) ?? [])))]
-      .sort()
-      .map((name) => ({ name })),
+    servers: [{ url: options.publicUrl ?? '/', description: 'This Herald (PUBLIC_URL)' }],
+    tags: tags.map((name) => ({ name, description: ADMIN_TAGS[name] ?? name })),
     paths,
     components: {
       schemas: components,
+      headers: headerComponents(usedHeaders),
       securitySchemes: {
-        session: { type: 'apiKey', in: 'cookie', name: 'herald_session' },
-        csrf: { type: 'apiKey', in: 'header', name: 'x-csrf-token' },
+        session: { type: 'apiKey', in: 'cookie', name: 'herald_session', description: 'The session cookie set by sign-in.' },
+        csrf: { type: 'apiKey', in: 'header', name: 'x-csrf-token', description: "The session's CSRF token, on every write." },
       },
     },
     security: [{ session: [] }],
-  };
+  }) as Json;
+}
+
+/**
+ * The admin document of one app: the admin plugin collects its routes into it (collect, in
+ * the plugin's context), and both addresses serve the document built once from them.
+ */
+export class AdminDocumentSource {
+  private routes: DocumentedRoute[] = [];
+  private prefix = '';
+  private built?: Static<typeof AdminDocument>;
+
+  constructor(private readonly options: { version: string; publicUrl: string }) {}
+
+  collect(app: FastifyInstance): void {
+    this.prefix = app.prefix;
+    this.routes = collectRoutes(app);
+  }
+
+  document(): Static<typeof AdminDocument> {
+    this.built ??= buildAdminDocument(this.routes, { ...this.options, prefix: this.prefix }) as Static<typeof AdminDocument>;
+    return this.built;
+  }
 }
 
 /** The response schema of the document's own route: its top level (the members are free-form JSON). */

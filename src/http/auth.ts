@@ -102,7 +102,13 @@ export function createAuthHook(db: Db, limits: { perSecond: number; burst: numbe
     return looked;
   }
 
-  return async function authenticate(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
+  /** The key's quota on every answer once the key is known, errors included (docs/decisions.md). */
+  function stateQuota(reply: FastifyReply, keyId: string, now: number): void {
+    const { limit, remaining, reset } = limiter.quota(keyId, now);
+    reply.headers({ 'ratelimit-limit': String(limit), 'ratelimit-remaining': String(remaining), 'ratelimit-reset': String(reset) });
+  }
+
+  return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const scope = request.routeOptions.config.scope;
     if (!scope) return;
     const fromQuery = request.routeOptions.config.keyInQuery !== false;
@@ -112,8 +118,12 @@ export function createAuthHook(db: Db, limits: { perSecond: number; burst: numbe
       throw new AppError('API_KEY_REQUIRED', inQuery ? KEY_NOT_IN_QUERY : {});
     }
     const now = Date.now();
-    const key = checkKeyState(await lookup(value, throttleAddress(request.ip), now), scope, now);
+    const found = await lookup(value, throttleAddress(request.ip), now);
+    // A refused key (inactive, expired, out of scope) takes no token but still learns its quota.
+    if (found) stateQuota(reply, found.id, now);
+    const key = checkKeyState(found, scope, now);
     const wait = limiter.take(key.id, now);
+    stateQuota(reply, key.id, now);
     if (wait > 0) throw new AppError('RATE_LIMITED', { headers: { 'retry-after': String(wait) } });
     request.apiKey = key;
   };

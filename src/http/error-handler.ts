@@ -7,23 +7,27 @@ import { AppError, ERROR_CODES, type ErrorCode, type Problem } from '../errors.j
 import { IdempotencyKeyTaken } from '../modules/idempotency/idempotency.service.js';
 import { replayTakenKey } from './idempotency.js';
 
-/** The one error body of decisions.md: `{statusCode, error, message, details?, requestId?}`. */
-export function sendError(reply: FastifyReply, err: AppError, requestId?: string): FastifyReply {
-  if (err.headers) reply.headers(err.headers);
-  return reply.code(err.status).type('application/json; charset=utf-8').send(errorBody(err, requestId));
-}
-
-/** The error body alone: also each failed item's body in a batch's results. */
+/**
+ * The one error body of decisions.md: `{statusCode, error, code, message, details?, requestId?}`;
+ * also each failed item's body in a batch's results.
+ */
 export function errorBody(err: AppError, requestId?: string): Record<string, unknown> {
   const body: Record<string, unknown> = {
     statusCode: err.status,
     error: STATUS_CODES[err.status] ?? 'Error',
+    code: err.publicCode,
     message: err.message,
   };
   // A Validation Error always lists its details; other errors only when they carry some (a missing scope names it).
   if (err.code === 'VALIDATION' || err.details) body.details = err.details ?? [];
   if (requestId) body.requestId = requestId;
   return body;
+}
+
+export function sendError(reply: FastifyReply, err: AppError, requestId?: string): FastifyReply {
+  const body = errorBody(err, requestId);
+  if (err.headers) reply.headers(err.headers);
+  return reply.code(err.status).type('application/json; charset=utf-8').send(body);
 }
 
 interface AjvError {
@@ -141,10 +145,10 @@ export function frameworkErrors(err: FastifyError, request: FastifyRequest, repl
   sendError(reply, new AppError('INTERNAL'), request.id);
 }
 
-/** What Node's HTTP parser refuses before Fastify sees a request, with the message each answers. */
-const CLIENT_ERRORS: Record<string, [number, string]> = {
-  HPE_HEADER_OVERFLOW: [431, 'Request Header Fields Too Large'],
-  ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request Timeout'],
+/** What Node's HTTP parser refuses before Fastify sees a request, with the code each answers. */
+const CLIENT_ERRORS: Record<string, ErrorCode> = {
+  HPE_HEADER_OVERFLOW: 'HEADERS_TOO_LARGE',
+  ERR_HTTP_REQUEST_TIMEOUT: 'REQUEST_TIMEOUT',
 };
 
 /**
@@ -154,11 +158,12 @@ const CLIENT_ERRORS: Record<string, [number, string]> = {
  */
 export function clientErrorHandler(this: FastifyInstance, err: Error & { code?: string; rawPacket?: unknown }, socket: Socket): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
-  const [status, message] = CLIENT_ERRORS[err.code ?? ''] ?? [400, 'Malformed HTTP request'];
+  const refusal = new AppError(CLIENT_ERRORS[err.code ?? ''] ?? 'MALFORMED_REQUEST');
+  const status = refusal.status;
   const requestId = randomUUID();
   this.log.debug({ requestId, code: err.code }, 'client error');
   if (socket.writable) {
-    const body = JSON.stringify({ statusCode: status, error: STATUS_CODES[status], message });
+    const body = JSON.stringify(errorBody(refusal));
     // The answer to a HEAD has no body (a client would read one as garbage after the response).
     const isHead = Buffer.isBuffer(err.rawPacket) && err.rawPacket.subarray(0, 5).toString('latin1') === 'HEAD ';
     socket.write(

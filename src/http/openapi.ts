@@ -2,12 +2,14 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
+import { applyDocumentedAs, completeOperation, headerComponents } from './operation-docs.js';
 
 /** The error body every failing call answers with (decisions.md, Error responses). */
 export const ErrorBody = Type.Object(
   {
     statusCode: Type.Integer(),
     error: Type.String(),
+    code: Type.String({ description: 'Stable machine code (docs/decisions.md, Error codes).' }),
     message: Type.String(),
     details: Type.Optional(Type.Array(Type.Object({ path: Type.String(), message: Type.String() }))),
     requestId: Type.Optional(Type.String()),
@@ -34,31 +36,59 @@ export const IdempotencyHeaders = Type.Object({
   ),
 });
 
-/** Standard error responses for a key-protected route, referenced from each route schema. */
-export const errorResponses = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [s, Type.Ref('ErrorBody')]));
+/** The tags of the public document, in the order a reader meets them. */
+const TAGS = [
+  { name: 'contacts', description: 'Create and update contacts (leads): identifiers, tags, custom fields, KPIs, metadata, notes.' },
+  { name: 'events', description: "Log events in a contact's history (visits, purchases, clicks...), used by segments and campaigns." },
+  { name: 'campaigns', description: 'Trigger an API-triggered campaign for one contact, or cancel its pending delayed send.' },
+];
+
+type Json = Record<string, unknown>;
+
+/**
+ * The document @fastify/swagger generates, completed from each route's declaration
+ * (operation-docs.ts): responses with messages, examples and headers; precise schemas.
+ */
+export function completeDocument(document: Json): Json {
+  const usedHeaders = new Set<string>();
+  for (const operations of Object.values((document.paths ?? {}) as Record<string, Record<string, Json>>))
+    for (const operation of Object.values(operations)) completeOperation(operation, usedHeaders);
+  const completed = applyDocumentedAs(document) as Json;
+  const components = (completed.components ?? {}) as Json;
+  if (usedHeaders.size > 0) components.headers = headerComponents(usedHeaders);
+  completed.components = components;
+  return completed;
+}
 
 /** OpenAPI 3.1 at /openapi.json and readable docs at /docs, both generated from the route schemas. */
-export async function registerOpenApi(app: FastifyInstance, version: string): Promise<void> {
+export async function registerOpenApi(app: FastifyInstance, options: { version: string; publicUrl: string }): Promise<void> {
   app.addSchema(ErrorBody);
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
       info: {
         title: 'Herald API',
-        version,
+        version: options.version,
         description:
           'Contacts, events and API-triggered campaigns. Every call carries an API key in the `x-service-api-key` header ' +
-          '(or `Authorization: Bearer`, or the `api-key` query parameter). The key is a server-side secret.',
+          '(`Authorization: Bearer <key>` is accepted too; the two GET forms also take it as the `api-key` query parameter, for ' +
+          'tools that can only call an address). The key is a server-side secret.\n\n' +
+          'Every error answers `{statusCode, error, code, message}`: `code` is a stable machine code, `message` the exact text ' +
+          'listed per status below; a Validation Error adds `details`, a 500 adds `requestId`. Every answer to a request whose ' +
+          'key is known carries `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`; a 429 adds `Retry-After`.',
+        contact: { name: 'The operators of this Herald', url: options.publicUrl },
+        license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
       },
+      servers: [{ url: options.publicUrl, description: 'This Herald (PUBLIC_URL)' }],
+      tags: TAGS,
       components: {
         securitySchemes: {
-          apiKeyHeader: { type: 'apiKey', in: 'header', name: 'x-service-api-key' },
-          bearer: { type: 'http', scheme: 'bearer' },
-          apiKeyQuery: { type: 'apiKey', in: 'query', name: 'api-key' },
+          apiKeyHeader: { type: 'apiKey', in: 'header', name: 'x-service-api-key', description: 'The API key of the account.' },
         },
       },
-      security: [{ apiKeyHeader: [] }, { bearer: [] }, { apiKeyQuery: [] }],
+      security: [{ apiKeyHeader: [] }],
     },
+    transformObject: (input) => completeDocument(('openapiObject' in input ? input.openapiObject : input.swaggerObject) as Json),
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });

@@ -26,6 +26,20 @@ export class RateLimiter {
     return Math.max(1, Math.ceil((1 - bucket.tokens) / this.perSecond));
   }
 
+  /**
+   * The key's quota as the IETF draft's RateLimit-* fields state it (docs/decisions.md, Rate
+   * limit headers): the limit is the bucket's size (the most requests that can be sent at
+   * once), remaining the whole tokens left, reset the seconds until the bucket is full again.
+   * Reads the bucket without taking a token.
+   */
+  quota(key: string, now = Date.now()): { limit: number; remaining: number; reset: number } {
+    const bucket = this.buckets.get(key);
+    const tokens = bucket ? Math.min(this.burst, bucket.tokens + ((now - bucket.at) / 1000) * this.perSecond) : this.burst;
+    // A hair of float error must not make a full bucket look one token short.
+    const whole = Math.floor(tokens + 1e-9);
+    return { limit: this.burst, remaining: whole, reset: Math.max(0, Math.ceil((this.burst - tokens) / this.perSecond - 1e-9)) };
+  }
+
   /** Gives back a token taken for something that turned out not to count. */
   refund(key: string): void {
     const bucket = this.buckets.get(key);

@@ -58,6 +58,7 @@ describe('values nested deeper than the limit are refused at validation', () => 
     assert.deepEqual(res.body, {
       statusCode: 400,
       error: 'Bad Request',
+      code: 'VALIDATION_ERROR',
       message: 'Validation Error',
       details: [{ path: `/metadata${pointerBelowLimit}`, message: TOO_DEEP }],
     });

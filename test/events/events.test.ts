@@ -173,7 +173,12 @@ describe('POST /api/events: errors', () => {
   test('neither leadId nor tracker: 400 leadId or tracker is required', async () => {
     const c = await tenantWithContact();
     const res = await c.api.post('/api/events', { type: 'purchase' });
-    assert.deepEqual(res.body, { statusCode: 400, error: 'Bad Request', message: 'leadId or tracker is required' });
+    assert.deepEqual(res.body, {
+      statusCode: 400,
+      error: 'Bad Request',
+      code: 'LEAD_OR_TRACKER_REQUIRED',
+      message: 'leadId or tracker is required',
+    });
   });
 
   test('a Validation Error is reported before the missing leadId/tracker', async () => {
@@ -189,7 +194,7 @@ describe('POST /api/events: errors', () => {
       { type: 'x', tracker: 'never-seen' },
     ]) {
       const res = await c.api.post('/api/events', body);
-      assert.deepEqual(res.body, { statusCode: 404, error: 'Not Found', message: 'Lead not found' });
+      assert.deepEqual(res.body, { statusCode: 404, error: 'Not Found', code: 'LEAD_NOT_FOUND', message: 'Lead not found' });
     }
   });
 

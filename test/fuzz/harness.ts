@@ -98,7 +98,8 @@ export function assertErrorBody(req: FuzzRequest, res: FuzzResponse): void {
   assert.equal(body.error, STATUS_CODES[res.status], 'error is the reason phrase');
   assert.equal(typeof body.message, 'string');
   assert.ok(body.message.length > 0, 'message is not empty');
-  const allowed = new Set(['statusCode', 'error', 'message', 'details', 'requestId']);
+  assert.ok(typeof body.code === 'string' && /^[A-Z][A-Z0-9_]+$/.test(body.code), `a machine code: ${body.code}`);
+  const allowed = new Set(['statusCode', 'error', 'code', 'message', 'details', 'requestId']);
   for (const member of Object.keys(body)) assert.ok(allowed.has(member), `no member ${member} in an error body`);
   assert.ok(!/\bat .*\(.*:\d+:\d+\)/.test(res.text), 'no stack trace');
   // A Validation Error and a missing scope always list details; a key sent in the query of a

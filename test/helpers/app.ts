@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import type { FastifyInstance, InjectOptions } from 'fastify';
+import { ERROR_CODES, type ErrorCode, publicCode } from '../../src/errors.js';
 import { startApp, type TestApp } from './harness.js';
 
 export { type TestApp, testConfig } from './harness.js';
@@ -41,9 +42,15 @@ export function apiClient(app: FastifyInstance, key?: string) {
   };
 }
 
-/** Asserts the whole error body of decisions.md: `{statusCode, error, message}` and nothing else. */
+/**
+ * Asserts the whole error body of decisions.md: `{statusCode, error, code, message}` and nothing
+ * else, `code` being the public code src/errors.ts gives that status and message.
+ */
 export function assertApiError(res: ApiResponse, status: number, error: string, message: string): void {
-  assert.deepEqual({ status: res.status, body: res.body }, { status, body: { statusCode: status, error, message } });
+  const codes = (Object.keys(ERROR_CODES) as ErrorCode[]).filter((c) => ERROR_CODES[c][0] === status && ERROR_CODES[c][1] === message);
+  const code = (res.body as { code?: string } | undefined)?.code;
+  assert.ok(codes.map(publicCode).includes(code as never), `code ${code} is one of ${codes.join(', ')} (${message})`);
+  assert.deepEqual({ status: res.status, body: res.body }, { status, body: { statusCode: status, error, code, message } });
 }
 
 /** The 403 of a missing scope: the spec's message, and the scope named in details (decisions.md, Public API). */

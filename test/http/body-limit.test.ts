@@ -38,7 +38,7 @@ after(async () => {
 });
 
 const oversized = (mib: number) => JSON.stringify({ type: 'visit', leadId: 'ld_x', value: 'a'.repeat(mib * MiB) });
-const TOO_LARGE = { statusCode: 413, error: 'Payload Too Large', message: 'Payload Too Large' };
+const TOO_LARGE = { statusCode: 413, error: 'Payload Too Large', code: 'PAYLOAD_TOO_LARGE', message: 'Payload Too Large' };
 
 async function curlAvailable(): Promise<boolean> {
   return run('curl', ['--version']).then(

@@ -41,7 +41,12 @@ test('a malformed request answers 400 in the JSON error shape with an x-request-
   assert.equal(res.status, 400);
   assert.match(res.headers['content-type']!, /^application\/json/);
   assert.match(res.headers['x-request-id']!, /^[0-9a-f-]{36}$/);
-  assert.deepEqual(JSON.parse(res.body), { statusCode: 400, error: 'Bad Request', message: 'Malformed HTTP request' });
+  assert.deepEqual(JSON.parse(res.body), {
+    statusCode: 400,
+    error: 'Bad Request',
+    code: 'MALFORMED_REQUEST',
+    message: 'Malformed HTTP request',
+  });
 });
 
 test('headers over the size limit answer 431 in the JSON error shape', async () => {
@@ -51,6 +56,7 @@ test('headers over the size limit answer 431 in the JSON error shape', async () 
   assert.deepEqual(JSON.parse(res.body), {
     statusCode: 431,
     error: 'Request Header Fields Too Large',
+    code: 'HEADERS_TOO_LARGE',
     message: 'Request Header Fields Too Large',
   });
 });

@@ -20,7 +20,8 @@ import { makeContact, makeTenant } from '../helpers/factories.js';
 /** A 400 Validation Error whose details include an item at `path`; returns the details. */
 function assertValidation(res: ApiResponse, path: string): { path: string; message: string }[] {
   assert.equal(res.status, 400, JSON.stringify(res.body));
-  assert.deepEqual(Object.keys(res.body).sort(), ['details', 'error', 'message', 'statusCode']);
+  assert.deepEqual(Object.keys(res.body).sort(), ['code', 'details', 'error', 'message', 'statusCode']);
+  assert.equal(res.body.code, 'VALIDATION_ERROR');
   assert.equal(res.body.statusCode, 400);
   assert.equal(res.body.error, 'Bad Request');
   assert.equal(res.body.message, 'Validation Error');
@@ -242,7 +243,8 @@ describe('paths and methods', () => {
   test('a malformed URL answers a JSON 400 in the usual error shape', async () => {
     const res = await apiClient(t.app).get('/api/%zz');
     assert.equal(res.status, 400);
-    assert.deepEqual(Object.keys(res.body).sort(), ['error', 'message', 'statusCode']);
+    assert.deepEqual(Object.keys(res.body).sort(), ['code', 'error', 'message', 'statusCode']);
+    assert.equal(res.body.code, 'BAD_URL');
     assert.equal(res.body.statusCode, 400);
     assert.equal(res.body.error, 'Bad Request');
     assert.match(String(res.headers['x-request-id']), uuid);
@@ -294,7 +296,13 @@ describe('unexpected failures', () => {
       assert.equal(res.status, 500);
       const requestId = res.headers['x-request-id'];
       assert.match(String(requestId), uuid);
-      assert.deepEqual(res.body, { statusCode: 500, error: 'Internal Server Error', message: 'Internal Server Error', requestId });
+      assert.deepEqual(res.body, {
+        statusCode: 500,
+        error: 'Internal Server Error',
+        code: 'INTERNAL_ERROR',
+        message: 'Internal Server Error',
+        requestId,
+      });
       const text = JSON.stringify(res.body);
       assert.doesNotMatch(text, /\bat \S+:\d+|stack|select|insert|driver|pool|sqlite|postgres/i);
 

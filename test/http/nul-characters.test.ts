@@ -35,6 +35,7 @@ async function assertRefused(call: () => Promise<ApiResponse | { status: number;
   assert.deepEqual(res.body, {
     statusCode: 400,
     error: 'Bad Request',
+    code: 'VALIDATION_ERROR',
     message: 'Validation Error',
     details: [{ path, message: 'must not contain the NUL character (U+0000)' }],
   });

@@ -144,7 +144,7 @@ describe('where /metrics is served, and its token', () => {
       const res = await get(t.app, '/metrics', headers);
       assert.deepEqual(
         [res.status, res.body],
-        [401, { statusCode: 401, error: 'Unauthorized', message: 'Metrics token is required' }],
+        [401, { statusCode: 401, error: 'Unauthorized', code: 'METRICS_TOKEN_REQUIRED', message: 'Metrics token is required' }],
         JSON.stringify(headers),
       );
       assert.equal(res.headers['www-authenticate'], 'Bearer realm="metrics"');

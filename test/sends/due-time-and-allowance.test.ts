@@ -112,7 +112,12 @@ describe('the monthly allowance', () => {
     assert.equal((await trigger(s, a!)).body.status, 'queued');
     assert.equal((await trigger(s, b!)).body.status, 'queued');
     const refused = await trigger(s, c!);
-    assert.deepEqual(refused.body, { statusCode: 402, error: 'Payment Required', message: 'Monthly send allowance exhausted' });
+    assert.deepEqual(refused.body, {
+      statusCode: 402,
+      error: 'Payment Required',
+      code: 'ALLOWANCE_EXHAUSTED',
+      message: 'Monthly send allowance exhausted',
+    });
     const rows = await t.db.kysely.selectFrom('sends').select('id').where('campaign_id', '=', s.campaignId).execute();
     assert.equal(rows.length, 2);
   });

@@ -48,7 +48,7 @@ describe('trigger: the lead string', () => {
     const s = await setup();
     for (const lead of ['nobody@example.com', '+33612345678', '1234567', 'ld_unknown', 'visitor-unknown']) {
       const res = await s.api.post('/api/campaigns/trigger', { campaignId: s.campaignId, lead });
-      assert.deepEqual(res.body, { statusCode: 404, error: 'Not Found', message: 'Lead not found' }, lead);
+      assert.deepEqual(res.body, { statusCode: 404, error: 'Not Found', code: 'LEAD_NOT_FOUND', message: 'Lead not found' }, lead);
     }
     assert.equal(await sendCount(s.campaignId), 0);
   });
@@ -165,7 +165,7 @@ describe('trigger and cancel: errors in order', () => {
     for (const campaignId of ['cmp_nope', other.campaignId]) {
       for (const url of ['/api/campaigns/trigger', '/api/campaigns/cancel']) {
         const res = await s.api.post(url, { campaignId, lead: 'nobody@example.com' });
-        assert.deepEqual(res.body, { statusCode: 404, error: 'Not Found', message: 'Campaign not found' });
+        assert.deepEqual(res.body, { statusCode: 404, error: 'Not Found', code: 'CAMPAIGN_NOT_FOUND', message: 'Campaign not found' });
       }
     }
     assert.equal(await sendCount(other.campaignId), 0);

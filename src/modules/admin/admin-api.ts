@@ -1,8 +1,7 @@
 import cookie from '@fastify/cookie';
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppDeps } from '../../deps.js';
-import { AdminDocument, buildAdminDocument, collectRoutes } from '../../http/admin-openapi.js';
-import { VERSION } from '../../version.js';
+import { AdminDocument, type AdminDocumentSource } from '../../http/admin-openapi.js';
 import { accountAdminRoutes } from '../accounts/accounts.admin.routes.js';
 import { campaignAdminRoutes } from '../campaigns/campaigns.admin.routes.js';
 import { contactAdminRoutes } from '../contacts/contacts.admin.routes.js';
@@ -19,21 +18,20 @@ import { createSessionHook } from './auth/session-hook.js';
  * The JSON API behind the admin panel (docs/admin-api.md), registered with prefix /admin/api.
  * Encapsulated: the cookie parser and the session hook apply to these routes only, never to
  * the public API. Every route is hidden from the public OpenAPI document; the admin API has
- * its own, built from the same route schemas: GET /admin/api/openapi.json.
+ * its own, built from the same route schemas: GET /admin/openapi.json (and /admin/api/openapi.json).
  */
 export const adminApi =
-  (deps: AppDeps): FastifyPluginAsync =>
+  (deps: AppDeps, docs: AdminDocumentSource): FastifyPluginAsync =>
   async (app) => {
     // Registered first: its onRequest hook parses the cookie before the session hook reads it.
     await app.register(cookie);
     app.addHook('onRequest', createSessionHook(deps.db, deps.config));
-    const routes = collectRoutes(app);
+    docs.collect(app);
     // Public like /openapi.json: it describes shapes, never data (decisions.md, Admin API document).
-    let document: Record<string, unknown> | undefined;
-    app.get('/openapi.json', { config: { noSession: true }, schema: { hide: true, response: { 200: AdminDocument } } }, async () => {
-      document ??= buildAdminDocument(routes, { version: VERSION, prefix: app.prefix });
-      return document;
-    });
+    // Also served at /admin/openapi.json (app.ts); this first address keeps working.
+    app.get('/openapi.json', { config: { noSession: true }, schema: { hide: true, response: { 200: AdminDocument } } }, async () =>
+      docs.document(),
+    );
     for (const plugin of [
       authRoutes,
       accountAdminRoutes,

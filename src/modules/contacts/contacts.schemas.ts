@@ -1,7 +1,36 @@
 import { type Static, Type } from 'typebox';
 import { ContactProfile } from '../../contract/admin/contacts.js';
 import { Problems } from '../../http/openapi.js';
+import { DOCUMENTED_AS } from '../../http/operation-docs.js';
 import { MAX_JSON_DEPTH } from '../../json-limits.js';
+
+/** A decimal written as text: what a person types, a point and no exponent (field-values.ts). */
+const DECIMAL_TEXT = '^[+-]?(\\d+(\\.\\d+)?|\\.\\d+)$';
+
+/**
+ * The formats of a custom field's value per field type (service-spec.md, Custom field value
+ * formats), for the documents: ajv takes any value, the service judges it against the field's
+ * type and skips a wrong one with a warning.
+ */
+const FIELD_VALUE_FORMATS = {
+  anyOf: [
+    { title: 'String', type: 'string', description: 'String, Location (a city name), Phone (+ and country code) fields.' },
+    {
+      title: 'Date',
+      type: 'string',
+      pattern: '^(\\d{4}-\\d{2}-\\d{2}|\\d{2}/\\d{2}/\\d{4})$',
+      description: 'Date fields: yyyy-mm-dd or dd/mm/yyyy.',
+    },
+    { title: 'Number', type: 'number', description: 'Number fields (also a decimal string such as "12.5").' },
+    { title: 'Decimal string', type: 'string', pattern: DECIMAL_TEXT, description: 'Number fields: a decimal point, no exponent.' },
+    { title: 'Boolean', type: 'boolean', description: 'Boolean fields (also "true" or "false" in any case).' },
+    { title: 'Array', type: 'array', items: {}, description: 'Array fields: a JSON list. An empty list clears the field.' },
+    { title: 'Clear', type: 'null', description: 'Clears the field (as do "" and []).' },
+  ],
+};
+
+/** A KPI increment: a JSON number or a decimal string; anything else is skipped with a warning. */
+const KPI_VALUE = { anyOf: [{ type: 'number' }, { type: 'string', pattern: DECIMAL_TEXT }] };
 
 /**
  * The contact fields of service-spec.md (Contact), with exactly the spec's JSON types: ajv
@@ -30,6 +59,7 @@ export const LeadBody = Type.Object(
             key: Type.String({ maxLength: 255, description: 'Custom field name as defined in the account, any case.' }),
             value: Type.Unknown({
               maxDepth: MAX_JSON_DEPTH,
+              [DOCUMENTED_AS]: FIELD_VALUE_FORMATS,
               description: 'Value in the field type\'s format; "", null or [] clears the field.',
             }),
           },
@@ -39,7 +69,7 @@ export const LeadBody = Type.Object(
       ),
     ),
     kpis: Type.Optional(
-      Type.Record(Type.String(), Type.Unknown(), {
+      Type.Record(Type.String(), Type.Unknown({ [DOCUMENTED_AS]: KPI_VALUE }), {
         description:
           'KPI id -> number (or numeric string) added to the stored total. Unknown ids and non-numbers are skipped with a warning.',
       }),
@@ -72,6 +102,13 @@ export const LeadBody = Type.Object(
 
 export type LeadInput = Static<typeof LeadBody>;
 
+/** A field value as stored: its canonical form, null when cleared. */
+const STORED_FIELD_VALUE = {
+  type: ['string', 'number', 'boolean', 'array', 'null'],
+  items: {},
+  description: 'Stored form: text, a yyyy-mm-dd date, a number, a boolean, a list; null when cleared.',
+};
+
 /** `POST /api/leads` 200: the id, whether it was created, what was sent in stored form, and warnings. */
 export const LeadResponse = Type.Object(
   {
@@ -83,7 +120,7 @@ export const LeadResponse = Type.Object(
     tags: Type.Optional(Type.Array(Type.String(), { description: 'Tags added (stored form), without those also removed.' })),
     tagsRemove: Type.Optional(Type.Array(Type.String())),
     fields: Type.Optional(
-      Type.Array(Type.Object({ key: Type.String(), value: Type.Unknown() }), {
+      Type.Array(Type.Object({ key: Type.String(), value: Type.Unknown({ [DOCUMENTED_AS]: STORED_FIELD_VALUE }) }), {
         description: 'Fields applied, keyed by their defined name; value null when cleared.',
       }),
     ),

@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppDeps } from '../../deps.js';
 import { BatchResponse, batchBody, MAX_BATCH_BODY_BYTES, MAX_BATCH_ITEMS, runBatch } from '../../http/batch.js';
-import { errorResponses, IdempotencyHeaders } from '../../http/openapi.js';
+import { IdempotencyHeaders } from '../../http/openapi.js';
+import { documented, IDEMPOTENCY_ERRORS, JSON_BODY_ERRORS, KEY_ERRORS } from '../../http/operation-docs.js';
 import { EventBody, type EventInput, EventResponse } from './events.schemas.js';
 import { recordEvent, recordEvents } from './events.service.js';
 
@@ -13,12 +14,38 @@ export const eventRoutes =
       {
         config: { scope: 'events:write', idempotent: true },
         schema: {
+          operationId: 'logEvent',
           tags: ['events'],
           summary: "Log an event in a contact's history",
-          description: 'The contact must exist; it is found by `leadId`, or else by a linked `tracker` visitor id.',
+          description: 'The contact must exist; it is found by `leadId`, or else by a linked `tracker` visitor id. Scope `events:write`.',
           headers: IdempotencyHeaders,
           body: EventBody,
-          response: { 200: EventResponse, ...errorResponses(400, 401, 403, 404, 409, 413, 415, 422, 429) },
+          ...documented({
+            success: {
+              schema: EventResponse,
+              description: 'The event was logged: its id, the contact it belongs to, its type and time.',
+              headers: ['Idempotent-Replayed'],
+              examples: {
+                logged: {
+                  summary: 'A purchase logged for a contact',
+                  value: {
+                    id: 'ev_01jdb3w2c4d6f8g0h2j4k6m8n0',
+                    leadId: 'ld_01jdb3v7k2m9q4x8r5t6w1y3z0',
+                    type: 'purchase',
+                    createdAt: '2026-11-22T10:15:30.123Z',
+                  },
+                },
+              },
+            },
+            errors: [
+              ...KEY_ERRORS,
+              ...JSON_BODY_ERRORS,
+              { code: 'VALIDATION', details: [{ path: '/type', message: 'is required' }] },
+              'LEAD_OR_TRACKER_REQUIRED',
+              'LEAD_NOT_FOUND',
+              ...IDEMPOTENCY_ERRORS,
+            ],
+          }),
         },
       },
       async (request) => recordEvent(db, request.apiKey.accountId, request.body, Date.now(), request.idempotency),
@@ -37,9 +64,41 @@ export const eventRoutes =
             'Answers 200 with one result per item: `status` and the body that call would have answered (its 200 body, or its ' +
             'error body, e.g. 404 Lead not found). A failed item changes nothing and never fails the others. Body up to 10 MiB; ' +
             'counts as one request against the rate limit. Scope `events:write`.',
+          operationId: 'logEventsBatch',
           headers: IdempotencyHeaders,
           body: batchBody('A `POST /api/events` body.'),
-          response: { 200: BatchResponse, ...errorResponses(400, 401, 403, 404, 409, 413, 415, 422, 429) },
+          ...documented({
+            success: {
+              schema: BatchResponse,
+              description: 'One result per item, in order: the status and body its single call would have answered.',
+              headers: ['Idempotent-Replayed'],
+              examples: {
+                mixed: {
+                  summary: 'An event logged, and one for an unknown contact',
+                  value: {
+                    results: [
+                      {
+                        status: 200,
+                        body: {
+                          id: 'ev_01jdb3w2c4d6f8g0h2j4k6m8n0',
+                          leadId: 'ld_01jdb3v7k2m9q4x8r5t6w1y3z0',
+                          type: 'purchase',
+                          createdAt: '2026-11-22T10:15:30.123Z',
+                        },
+                      },
+                      { status: 404, body: { statusCode: 404, error: 'Not Found', code: 'LEAD_NOT_FOUND', message: 'Lead not found' } },
+                    ],
+                  },
+                },
+              },
+            },
+            errors: [
+              ...KEY_ERRORS,
+              ...JSON_BODY_ERRORS.filter((code) => code !== 'VALIDATION'),
+              { code: 'VALIDATION', details: [{ path: '/items', message: 'must be a list of 1 to 1000 items' }] },
+              ...IDEMPOTENCY_ERRORS,
+            ],
+          }),
         },
       },
       async (request) =>

@@ -34,7 +34,9 @@ export type TriggerInput = Static<typeof TriggerBody>;
 export const TriggerQuery = Type.Object({
   campaignId: CampaignId,
   lead: LeadString,
-  'api-key': Type.Optional(Type.String()),
+  'api-key': Type.Optional(
+    Type.String({ description: 'The API key, for tools that can only call an address (the x-service-api-key header wins).' }),
+  ),
 });
 
 export const CancelBody = Type.Object({ campaignId: CampaignId, lead: LeadString }, { additionalProperties: false });

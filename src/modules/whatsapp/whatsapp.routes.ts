@@ -1,7 +1,7 @@
-import { STATUS_CODES } from 'node:http';
-import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { FastifyPluginAsync } from 'fastify';
 import type { AppDeps } from '../../deps.js';
 import { AppError } from '../../errors.js';
+import { sendError } from '../../http/error-handler.js';
 import { applyChanges, isKnownVerifyToken, isWellFormedSignature, verifiedChanges } from './whatsapp-callbacks.service.js';
 import { readChanges } from './whatsapp-payload.js';
 
@@ -39,7 +39,7 @@ export const whatsappRoutes =
         challenge !== '' &&
         challenge.length <= MAX_CHALLENGE_LENGTH &&
         (await isKnownVerifyToken(db, config, token));
-      if (!accepted) return refuse(reply, 403, 'Verification refused');
+      if (!accepted) return sendError(reply, new AppError('WHATSAPP_VERIFICATION_REFUSED'));
       // Text, never HTML: the challenge is echoed as received.
       return reply
         .code(200)
@@ -50,7 +50,7 @@ export const whatsappRoutes =
     app.post('/whatsapp/webhook', { schema: { hide: true } }, async (request, reply) => {
       const header = request.headers['x-hub-signature-256'];
       const signature = Array.isArray(header) ? undefined : header;
-      if (!isWellFormedSignature(signature)) return refuse(reply, 401, 'Invalid signature');
+      if (!isWellFormedSignature(signature)) return sendError(reply, new AppError('WHATSAPP_SIGNATURE_INVALID'));
       const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
       let payload: unknown;
       try {
@@ -66,7 +66,7 @@ export const whatsappRoutes =
           { phoneNumberIds: [...new Set(changes.map((c) => c.phoneNumberId))] },
           'whatsapp callback refused: signature matches no account',
         );
-        return refuse(reply, 401, 'Invalid signature');
+        return sendError(reply, new AppError('WHATSAPP_SIGNATURE_INVALID'));
       }
       for (const [accountId, own] of verified) {
         const applied = await applyChanges(db, accountId, own);
@@ -75,8 +75,3 @@ export const whatsappRoutes =
       return reply.code(200).send({ received: true });
     });
   };
-
-/** The error body of the rest of the API, for the two refusals that have no AppError code. */
-function refuse(reply: FastifyReply, status: 401 | 403, message: string): FastifyReply {
-  return reply.code(status).type('application/json; charset=utf-8').send({ statusCode: status, error: STATUS_CODES[status], message });
-}
