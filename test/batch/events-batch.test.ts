@@ -62,8 +62,13 @@ describe('POST /api/events/batch', () => {
       res.body.results.map((r: { status: number }) => r.status),
       [200, 200, 400, 404, 400, 400, 400, 400, 200],
     );
-    assert.deepEqual(res.body.results[2].body, { statusCode: 400, error: 'Bad Request', message: 'leadId or tracker is required' });
-    assert.deepEqual(res.body.results[3].body, { statusCode: 404, error: 'Not Found', message: 'Lead not found' });
+    assert.deepEqual(res.body.results[2].body, {
+      statusCode: 400,
+      error: 'Bad Request',
+      code: 'LEAD_OR_TRACKER_REQUIRED',
+      message: 'leadId or tracker is required',
+    });
+    assert.deepEqual(res.body.results[3].body, { statusCode: 404, error: 'Not Found', code: 'LEAD_NOT_FOUND', message: 'Lead not found' });
     assert.deepEqual(res.body.results[4].body.details, [{ path: '/value', message: 'value is required when type is click' }]);
     assert.deepEqual(res.body.results[5].body.details, [{ path: '/type', message: 'is required' }]);
     assert.deepEqual(res.body.results[6].body.details, [{ path: '/colour', message: 'is not an accepted member' }]);
@@ -118,6 +123,7 @@ describe('POST /api/events/batch', () => {
       assert.deepEqual(res.body, {
         statusCode: 400,
         error: 'Bad Request',
+        code: 'VALIDATION_ERROR',
         message: 'Validation Error',
         details: [{ path: '/items', message: 'must be a list of 1 to 1000 items' }],
       });

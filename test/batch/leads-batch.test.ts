@@ -165,7 +165,12 @@ describe('POST /api/leads/batch: each item as its single call', () => {
       res.body.results.map((r: { status: number }) => r.status),
       [200, 409, 200],
     );
-    assert.deepEqual(res.body.results[1].body, { statusCode: 409, error: 'Conflict', message: 'Identifier belongs to another contact' });
+    assert.deepEqual(res.body.results[1].body, {
+      statusCode: 409,
+      error: 'Conflict',
+      code: 'IDENTIFIER_CONFLICT',
+      message: 'Identifier belongs to another contact',
+    });
     assert.deepEqual((await t.profile({ email: a }))?.emails, [a]);
   });
 
@@ -200,7 +205,7 @@ describe('POST /api/leads/batch: the request as a whole', () => {
       const res = await t.api.post('/api/leads/batch', body);
       assert.deepEqual(
         res.body,
-        { statusCode: 400, error: 'Bad Request', message: 'Validation Error', details },
+        { statusCode: 400, error: 'Bad Request', code: 'VALIDATION_ERROR', message: 'Validation Error', details },
         JSON.stringify(body).slice(0, 80),
       );
     }
@@ -231,7 +236,7 @@ describe('POST /api/leads/batch: the request as a whole', () => {
       note: { text: 'n'.repeat(1024 * 1024), createdBy: 'x' },
     }));
     const res = await t.batch(items);
-    assert.deepEqual(res.body, { statusCode: 413, error: 'Payload Too Large', message: 'Payload Too Large' });
+    assert.deepEqual(res.body, { statusCode: 413, error: 'Payload Too Large', code: 'PAYLOAD_TOO_LARGE', message: 'Payload Too Large' });
   });
 
   test('a key without leads:write is refused as a whole (403), nothing written', async () => {

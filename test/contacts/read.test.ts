@@ -39,7 +39,7 @@ async function populated() {
 const validation = (res: ApiResponse, details: { path: string; message: string }[]) =>
   assert.deepEqual(
     { status: res.status, body: res.body },
-    { status: 400, body: { statusCode: 400, error: 'Bad Request', message: 'Validation Error', details } },
+    { status: 400, body: { statusCode: 400, error: 'Bad Request', code: 'VALIDATION_ERROR', message: 'Validation Error', details } },
   );
 
 describe('GET /api/leads/{id}', () => {
@@ -151,6 +151,7 @@ describe('scope and key', () => {
           body: {
             statusCode: 403,
             error: 'Forbidden',
+            code: 'API_KEY_FORBIDDEN',
             message: 'API key does not have the required permissions',
             details: [{ path: '/', message: 'requires scope leads:read' }],
           },
@@ -183,6 +184,7 @@ describe('scope and key', () => {
           body: {
             statusCode: 401,
             error: 'Unauthorized',
+            code: 'API_KEY_REQUIRED',
             message: 'API key is required',
             details: [
               {
@@ -223,7 +225,10 @@ test('the OpenAPI document lists both reads with their response shape and header
     const operation = doc.paths[path]?.get;
     assert.ok(operation, `${path} is documented`);
     assert.match(operation.description, /leads:read/);
-    assert.deepEqual(operation.security, [{ apiKeyHeader: [] }, { bearer: [] }]);
+    // The document's one security scheme is the header; no api-key query parameter here.
+    assert.equal(operation.security, undefined);
+    assert.deepEqual(doc.security, [{ apiKeyHeader: [] }]);
+    assert.ok(!(operation.parameters ?? []).some((p: { in: string; name: string }) => p.in === 'query' && p.name === 'api-key'));
     const schema = operation.responses['200'].content['application/json'].schema;
     assert.deepEqual(Object.keys(schema.properties).sort(), [
       'archived',

@@ -62,6 +62,7 @@ export function assertMissingScope(res: ApiResponse, scope: string, path = '/'):
       body: {
         statusCode: 403,
         error: 'Forbidden',
+        code: 'API_KEY_FORBIDDEN',
         message: 'API key does not have the required permissions',
         details: [{ path, message: `requires scope ${scope}` }],
       },

@@ -124,7 +124,12 @@ describe('the same key with a different request', () => {
       { status: other.status, body: other.body },
       {
         status: 422,
-        body: { statusCode: 422, error: 'Unprocessable Entity', message: 'Idempotency-Key was used with a different request' },
+        body: {
+          statusCode: 422,
+          error: 'Unprocessable Entity',
+          code: 'IDEMPOTENCY_KEY_REUSED',
+          message: 'Idempotency-Key was used with a different request',
+        },
       },
     );
     assert.equal(await countSends(t.db, c.accountId, c.campaignId), 1);
@@ -190,6 +195,7 @@ describe('the key itself', () => {
     body: {
       statusCode: 400,
       error: 'Bad Request',
+      code: 'VALIDATION_ERROR',
       message: 'Validation Error',
       details: [{ path: 'Idempotency-Key', message: 'must be 1 to 255 visible ASCII characters' }],
     },
@@ -304,6 +310,7 @@ describe('concurrent duplicates', () => {
       assert.deepEqual(a.body, {
         statusCode: 409,
         error: 'Conflict',
+        code: 'IDEMPOTENCY_KEY_IN_USE',
         message: 'A request with this Idempotency-Key is still being processed',
       });
     }
@@ -353,7 +360,12 @@ describe('concurrent duplicates', () => {
         { status: busy.status, body: busy.body },
         {
           status: 409,
-          body: { statusCode: 409, error: 'Conflict', message: 'A request with this Idempotency-Key is still being processed' },
+          body: {
+            statusCode: 409,
+            error: 'Conflict',
+            code: 'IDEMPOTENCY_KEY_IN_USE',
+            message: 'A request with this Idempotency-Key is still being processed',
+          },
         },
       );
       assert.equal(await countSends(t.db, c.accountId, c.campaignId), 0);

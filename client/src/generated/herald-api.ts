@@ -15,204 +15,13 @@ export interface paths {
          * Cancel a pending delayed send (GET form)
          * @description `cancelled` is true when a pending send was cancelled, false when nothing was pending (not an error). Scope campaigns:trigger.
          */
-        get: {
-            parameters: {
-                query: {
-                    /** @description Id of an activated API-triggered campaign. */
-                    campaignId: string;
-                    /** @description The contact: an email (contains @), a phone (+ and digits, or 7+ digits), else a contact id, then a visitor id. */
-                    lead: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            campaignId: string;
-                            /** @description true when a pending delayed send was cancelled; false when nothing was pending. */
-                            cancelled: boolean;
-                            leadId: string;
-                        };
-                    };
-                };
-                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        get: operations["cancelSendByGet"];
         put?: never;
         /**
          * Cancel a pending delayed send
          * @description `cancelled` is true when a pending send was cancelled, false when nothing was pending (not an error). Scope campaigns:trigger.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Optional, 1 to 255 visible ASCII characters, unique per request (a UUID). A retry with the same key and body within 24 hours answers the first answer again, with `Idempotent-Replayed: true`, and does nothing else; the same key with another body answers 422, and 409 while the first request is still running. Only successful answers are kept. */
-                    "idempotency-key"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description Id of an activated API-triggered campaign. */
-                        campaignId: string;
-                        /** @description The contact: an email (contains @), a phone (+ and digits, or 7+ digits), else a contact id, then a visitor id. */
-                        lead: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            campaignId: string;
-                            /** @description true when a pending delayed send was cancelled; false when nothing was pending. */
-                            cancelled: boolean;
-                            leadId: string;
-                        };
-                    };
-                };
-                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        post: operations["cancelSend"];
         delete?: never;
         options?: never;
         head?: never;
@@ -230,296 +39,13 @@ export interface paths {
          * Trigger an API-triggered campaign for one contact (GET form)
          * @description Sends the campaign to the contact now (Immediate) or after its delay (Delay; a second trigger restarts the timer of the pending send). `status` is the recipient result: queued, pending, rejected (already received, re-entry off or cooling down), optout, or error (no address for the channel). 402 when the monthly allowance is used up. Scope campaigns:trigger (and leads:write when `lead` is an object). POST only: `data`, per-send data kept with the send (`{{ trigger.* }}` in templates, `data.trigger` in webhooks); a restart of a pending send takes the latest call's data.
          */
-        get: {
-            parameters: {
-                query: {
-                    /** @description Id of an activated API-triggered campaign. */
-                    campaignId: string;
-                    /** @description The contact: an email (contains @), a phone (+ and digits, or 7+ digits), else a contact id, then a visitor id. */
-                    lead: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            campaignId: string;
-                            leadId: string;
-                            mode: "immediate" | "delay";
-                            /** @description The send this call created, or the pending one it restarted. */
-                            sendId: string;
-                            /** @description queued (immediate), pending (delay), or the recipient result: rejected, optout, error. */
-                            status: "queued" | "pending" | "rejected" | "optout" | "error";
-                        };
-                    };
-                };
-                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
-                402: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        get: operations["triggerCampaignByGet"];
         put?: never;
         /**
          * Trigger an API-triggered campaign for one contact
          * @description Sends the campaign to the contact now (Immediate) or after its delay (Delay; a second trigger restarts the timer of the pending send). `status` is the recipient result: queued, pending, rejected (already received, re-entry off or cooling down), optout, or error (no address for the channel). 402 when the monthly allowance is used up. Scope campaigns:trigger (and leads:write when `lead` is an object). POST only: `data`, per-send data kept with the send (`{{ trigger.* }}` in templates, `data.trigger` in webhooks); a restart of a pending send takes the latest call's data.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Optional, 1 to 255 visible ASCII characters, unique per request (a UUID). A retry with the same key and body within 24 hours answers the first answer again, with `Idempotent-Replayed: true`, and does nothing else; the same key with another body answers 422, and 409 while the first request is still running. Only successful answers are kept. */
-                    "idempotency-key"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description Id of an activated API-triggered campaign. */
-                        campaignId: string;
-                        /** @description Per-send data (an order number, a reset link), kept with the send and never written onto the contact: `{{ trigger.* }}` in templates, `data.trigger` in webhooks. 16 KiB at most, 32 levels deep at most. A trigger that restarts a pending delayed send replaces its data (none sent: cleared). */
-                        data?: {
-                            [key: string]: unknown;
-                        };
-                        /** @description A string naming an existing contact, or an object (the contact write's fields) that creates or updates it first; the object needs scope leads:write. */
-                        lead: string | {
-                            /** @description Identifies the contact (looked up second) or adds an email to it. Trimmed and lowercased. */
-                            email?: string;
-                            /** @description Custom field values. Unknown fields and wrong formats are skipped with a warning. */
-                            fields?: {
-                                /** @description Custom field name as defined in the account, any case. */
-                                key: string;
-                                /** @description Value in the field type's format; "", null or [] clears the field. */
-                                value: unknown;
-                            }[];
-                            /** @description Id of an existing contact (looked up first). An id that matches nothing is not an error. */
-                            id?: string;
-                            /** @description KPI id -> number (or numeric string) added to the stored total. Unknown ids and non-numbers are skipped with a warning. */
-                            kpis?: {
-                                [key: string]: unknown;
-                            };
-                            /** @description Free-form data, merged key by key into the stored object (16 KiB at most, 32 levels deep at most). */
-                            metadata?: {
-                                [key: string]: unknown;
-                            };
-                            /** @description At least 2 characters once trimmed, at most 255. Required to create a contact. */
-                            name?: string;
-                            /** @description Adds a note to the contact. */
-                            note?: {
-                                /** @description Non-empty, at most 255 characters. */
-                                createdBy: string;
-                                /** @description Non-empty, at most 10,000 characters. */
-                                text: string;
-                            };
-                            /** @description International format: `+`, country code, number (looked up third) or adds a phone. Stored in E.164. */
-                            phone?: string;
-                            /** @description Tags added; stored lowercase, without accents, spaces as hyphens. */
-                            tags?: string[];
-                            /** @description Tags removed, compared in stored form. Wins over `tags`. */
-                            tagsRemove?: string[];
-                            /** @description Visitor id from the site script; linked to this contact (moved from another one if needed). */
-                            tracker?: string;
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            campaignId: string;
-                            leadId: string;
-                            mode: "immediate" | "delay";
-                            /** @description The send this call created, or the pending one it restarted. */
-                            sendId: string;
-                            /** @description queued (immediate), pending (delay), or the recipient result: rejected, optout, error. */
-                            status: "queued" | "pending" | "rejected" | "optout" | "error";
-                        };
-                    };
-                };
-                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
-                402: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        post: operations["triggerCampaign"];
         delete?: never;
         options?: never;
         head?: never;
@@ -537,142 +63,9 @@ export interface paths {
         put?: never;
         /**
          * Log an event in a contact's history
-         * @description The contact must exist; it is found by `leadId`, or else by a linked `tracker` visitor id.
+         * @description The contact must exist; it is found by `leadId`, or else by a linked `tracker` visitor id. Scope `events:write`.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Optional, 1 to 255 visible ASCII characters, unique per request (a UUID). A retry with the same key and body within 24 hours answers the first answer again, with `Idempotent-Replayed: true`, and does nothing else; the same key with another body answers 422, and 409 while the first request is still running. Only successful answers are kept. */
-                    "idempotency-key"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description Contact id. Wins over tracker. */
-                        leadId?: string;
-                        /** @description Free-form details (16 KiB at most, 32 levels deep at most). */
-                        metadata?: {
-                            [key: string]: unknown;
-                        };
-                        /** @description When the event happened, to backfill history: ISO 8601 with a time zone (`2026-11-25T10:15:30Z`, `2026-11-25T11:15:30.250+01:00`), at most 5 minutes ahead of the server clock and at most 365 days back. Default: when the call is received. The activity feed and segment criteria date the event by it. */
-                        timestamp?: string;
-                        /** @description Visitor id already linked to a contact. */
-                        tracker?: string;
-                        /** @description Free-form label, compared exactly (case included). */
-                        type: string;
-                        /** @description Stored without http(s):// and without anything from ? on. */
-                        url?: string;
-                        /** @description Stored as text (a number or boolean becomes its text). Required when type is click. */
-                        value?: string | number | boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * Format: date-time
-                             * @description When the event happened: `timestamp` when sent, else when it was received.
-                             */
-                            createdAt: string;
-                            id: string;
-                            leadId: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        post: operations["logEvent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -692,124 +85,7 @@ export interface paths {
          * Log many events
          * @description Up to 1000 `POST /api/events` bodies in `items`, applied in order, each exactly as that call would. Answers 200 with one result per item: `status` and the body that call would have answered (its 200 body, or its error body, e.g. 404 Lead not found). A failed item changes nothing and never fails the others. Body up to 10 MiB; counts as one request against the rate limit. Scope `events:write`.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Optional, 1 to 255 visible ASCII characters, unique per request (a UUID). A retry with the same key and body within 24 hours answers the first answer again, with `Idempotent-Replayed: true`, and does nothing else; the same key with another body answers 422, and 409 while the first request is still running. Only successful answers are kept. */
-                    "idempotency-key"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description 1 to 1000 items, applied in order. */
-                        items: unknown[];
-                    };
-                };
-            };
-            responses: {
-                /** @description Always 200 once the request itself is accepted; each item says how it went. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            results: {
-                                /** @description That call's body: its 200 body, or its error body (statusCode, error, message, details). */
-                                body: unknown;
-                                /** @description The status the item's single call would have answered. */
-                                status: number;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        post: operations["logEventsBatch"];
         delete?: never;
         options?: never;
         head?: never;
@@ -827,123 +103,538 @@ export interface paths {
          * Find a contact by email or phone
          * @description Exactly one of `email` and `phone`, read like on writes (email trimmed and lowercased, phone to E.164); 404 `Lead not found` when no contact of the account holds it. Scope `leads:read`. The key goes in the `x-service-api-key` header (or `Authorization: Bearer`); an `api-key` query parameter is not read here (401). Another account's contact answers 404 like an unknown one.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description An email of the contact; trimmed and lowercased like on writes. */
-                    email?: string;
-                    /** @description A phone of the contact: `+` (`%2B`; a bare `+` read as a space works too), country code, number; read like on writes. */
-                    phone?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The contact: addresses (the first is the one messages go to), tags (stored form, alphabetical), custom field values by field name, KPI totals by KPI id, metadata, notes (oldest first), linked visitor ids, the archived and opted-out flags, and its created and updated times (ISO 8601 UTC). */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            archived: boolean;
-                            /** Format: date-time */
-                            createdAt: string;
-                            emails: string[];
-                            fields: {
-                                [key: string]: unknown;
-                            };
-                            id: string;
-                            kpis: {
-                                [key: string]: number;
-                            };
-                            metadata: {
-                                [key: string]: unknown;
-                            };
-                            name: string;
-                            notes: {
-                                /** Format: date-time */
-                                createdAt: string;
-                                createdBy: string;
-                                text: string;
-                            }[];
-                            optedOut: boolean;
-                            phones: string[];
-                            tags: string[];
-                            trackers: string[];
-                            /** Format: date-time */
-                            updatedAt: string;
-                        };
-                    };
-                };
-                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        get: operations["findLead"];
         put?: never;
         /**
          * Create or update a contact
          * @description Looks the contact up by `id`, then `email`, then `phone`; updates it when found, else creates it (then `name` and an email or phone are required). Emails, phones and tags are added; sent fields replace stored ones; KPIs add up. Unknown custom fields or KPIs and wrong value formats are skipped and listed in `warnings`. 409 when a sent identifier belongs to another contact. Scope `leads:write`.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Optional, 1 to 255 visible ASCII characters, unique per request (a UUID). A retry with the same key and body within 24 hours answers the first answer again, with `Idempotent-Replayed: true`, and does nothing else; the same key with another body answers 422, and 409 while the first request is still running. Only successful answers are kept. */
-                    "idempotency-key"?: string;
-                };
-                path?: never;
-                cookie?: never;
+        post: operations["upsertLead"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/leads/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a contact by id
+         * @description The contact as `herald contact show` prints it; archived contacts too. Scope `leads:read`. The key goes in the `x-service-api-key` header (or `Authorization: Bearer`); an `api-key` query parameter is not read here (401). Another account's contact answers 404 like an unknown one.
+         */
+        get: operations["getLead"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/leads/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create or update many contacts
+         * @description Up to 1000 `POST /api/leads` bodies in `items`, applied in order, each exactly as that call would (same checks, same warnings). Answers 200 with one result per item: `status` and the body that call would have answered (its 200 body, or its error body). A failed item changes nothing and never fails the others. Body up to 10 MiB; counts as one request against the rate limit. Scope `leads:write`.
+         */
+        post: operations["upsertLeadsBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export type webhooks = Record<string, never>;
+export interface components {
+    schemas: {
+        /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
+        ErrorBody: {
+            /** @description Stable machine code (docs/decisions.md, Error codes). */
+            code: string;
+            details?: {
+                message: string;
+                path: string;
+            }[];
+            error: string;
+            message: string;
+            requestId?: string;
+            statusCode: number;
+        };
+    };
+    responses: never;
+    parameters: never;
+    requestBodies: never;
+    headers: {
+        /** @description Present, `true`, when this answer replays the one stored for the Idempotency-Key. */
+        IdempotentReplayed: "true";
+        /** @description The key's quota: the most requests it can send at once (the burst). On every answer once the key is known. */
+        RateLimitLimit: number;
+        /** @description Requests the key can still send now, this one counted. */
+        RateLimitRemaining: number;
+        /** @description Seconds until the key's quota is whole again. */
+        RateLimitReset: number;
+        /** @description Seconds to wait before the next request can pass. */
+        RetryAfter: number;
+        /** @description The id of this request in the logs (a UUID); every response carries it. */
+        XRequestId: string;
+    };
+    pathItems: never;
+}
+export type $defs = Record<string, never>;
+export interface operations {
+    cancelSendByGet: {
+        parameters: {
+            query: {
+                /** @description The API key, for tools that can only call an address (the x-service-api-key header wins). */
+                "api-key"?: string;
+                /** @description Id of an activated API-triggered campaign. */
+                campaignId: string;
+                /** @description The contact: an email (contains @), a phone (+ and digits, or 7+ digits), else a contact id, then a visitor id. */
+                lead: string;
             };
-            /** @description At least one of id, email, phone identifies the contact. */
-            requestBody: {
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Whether a pending delayed send was cancelled (nothing pending is no error). */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
                 content: {
                     "application/json": {
+                        campaignId: string;
+                        /** @description true when a pending delayed send was cancelled; false when nothing was pending. */
+                        cancelled: boolean;
+                        leadId: string;
+                    };
+                };
+            };
+            /** @description Bad Request: `Validation Error` (`VALIDATION_ERROR`); `Campaign is not configured for API triggers` (`CAMPAIGN_NOT_API_TRIGGERED`). */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized: `API key is required` (`API_KEY_REQUIRED`). */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden: `API key is not active` (`API_KEY_INACTIVE`); `API key has expired` (`API_KEY_EXPIRED`); `API key does not have the required permissions` (`API_KEY_FORBIDDEN`). */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found: `API key not found` (`API_KEY_NOT_FOUND`); `Campaign not found` (`CAMPAIGN_NOT_FOUND`); `Lead not found` (`LEAD_NOT_FOUND`). */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too Many Requests: `Too Many Requests` (`RATE_LIMITED`). */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal Server Error: `Internal Server Error` (`INTERNAL_ERROR`). */
+            500: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    cancelSend: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional, 1 to 255 visible ASCII characters, unique per request (a UUID). A retry with the same key and body within 24 hours answers the first answer again, with `Idempotent-Replayed: true`, and does nothing else; the same key with another body answers 422, and 409 while the first request is still running. Only successful answers are kept. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Id of an activated API-triggered campaign. */
+                    campaignId: string;
+                    /** @description The contact: an email (contains @), a phone (+ and digits, or 7+ digits), else a contact id, then a visitor id. */
+                    lead: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Whether a pending delayed send was cancelled (nothing pending is no error). */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        campaignId: string;
+                        /** @description true when a pending delayed send was cancelled; false when nothing was pending. */
+                        cancelled: boolean;
+                        leadId: string;
+                    };
+                };
+            };
+            /** @description Bad Request: `Invalid JSON body` (`INVALID_JSON`); `Validation Error` (`VALIDATION_ERROR`); `Campaign is not configured for API triggers` (`CAMPAIGN_NOT_API_TRIGGERED`). */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized: `API key is required` (`API_KEY_REQUIRED`). */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden: `API key is not active` (`API_KEY_INACTIVE`); `API key has expired` (`API_KEY_EXPIRED`); `API key does not have the required permissions` (`API_KEY_FORBIDDEN`). */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found: `API key not found` (`API_KEY_NOT_FOUND`); `Campaign not found` (`CAMPAIGN_NOT_FOUND`); `Lead not found` (`LEAD_NOT_FOUND`). */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict: `A request with this Idempotency-Key is still being processed` (`IDEMPOTENCY_KEY_IN_USE`). */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Payload Too Large: `Payload Too Large` (`PAYLOAD_TOO_LARGE`). */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported Media Type: `Unsupported Media Type` (`UNSUPPORTED_MEDIA_TYPE`). */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity: `Idempotency-Key was used with a different request` (`IDEMPOTENCY_KEY_REUSED`). */
+            422: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too Many Requests: `Too Many Requests` (`RATE_LIMITED`). */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal Server Error: `Internal Server Error` (`INTERNAL_ERROR`). */
+            500: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    triggerCampaignByGet: {
+        parameters: {
+            query: {
+                /** @description The API key, for tools that can only call an address (the x-service-api-key header wins). */
+                "api-key"?: string;
+                /** @description Id of an activated API-triggered campaign. */
+                campaignId: string;
+                /** @description The contact: an email (contains @), a phone (+ and digits, or 7+ digits), else a contact id, then a visitor id. */
+                lead: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The trigger was taken: the send it created (or restarted) and the recipient's result. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        campaignId: string;
+                        leadId: string;
+                        mode: "immediate" | "delay";
+                        /** @description The send this call created, or the pending one it restarted. */
+                        sendId: string;
+                        /** @description queued (immediate), pending (delay), or the recipient result: rejected, optout, error. */
+                        status: "queued" | "pending" | "rejected" | "optout" | "error";
+                    };
+                };
+            };
+            /** @description Bad Request: `Validation Error` (`VALIDATION_ERROR`); `Campaign is not configured for API triggers` (`CAMPAIGN_NOT_API_TRIGGERED`); `Campaign is not active` (`CAMPAIGN_NOT_ACTIVE`). */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized: `API key is required` (`API_KEY_REQUIRED`). */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Payment Required: `Monthly send allowance exhausted` (`ALLOWANCE_EXHAUSTED`). */
+            402: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden: `API key is not active` (`API_KEY_INACTIVE`); `API key has expired` (`API_KEY_EXPIRED`); `API key does not have the required permissions` (`API_KEY_FORBIDDEN`). */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found: `API key not found` (`API_KEY_NOT_FOUND`); `Campaign not found` (`CAMPAIGN_NOT_FOUND`); `Lead not found` (`LEAD_NOT_FOUND`). */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too Many Requests: `Too Many Requests` (`RATE_LIMITED`). */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal Server Error: `Internal Server Error` (`INTERNAL_ERROR`). */
+            500: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    triggerCampaign: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional, 1 to 255 visible ASCII characters, unique per request (a UUID). A retry with the same key and body within 24 hours answers the first answer again, with `Idempotent-Replayed: true`, and does nothing else; the same key with another body answers 422, and 409 while the first request is still running. Only successful answers are kept. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Id of an activated API-triggered campaign. */
+                    campaignId: string;
+                    /** @description Per-send data (an order number, a reset link), kept with the send and never written onto the contact: `{{ trigger.* }}` in templates, `data.trigger` in webhooks. 16 KiB at most, 32 levels deep at most. A trigger that restarts a pending delayed send replaces its data (none sent: cleared). */
+                    data?: {
+                        [key: string]: unknown;
+                    };
+                    /** @description A string naming an existing contact, or an object (the contact write's fields) that creates or updates it first; the object needs scope leads:write. */
+                    lead: string | {
                         /** @description Identifies the contact (looked up second) or adds an email to it. Trimmed and lowercased. */
                         email?: string;
                         /** @description Custom field values. Unknown fields and wrong formats are skipped with a warning. */
@@ -951,13 +642,13 @@ export interface paths {
                             /** @description Custom field name as defined in the account, any case. */
                             key: string;
                             /** @description Value in the field type's format; "", null or [] clears the field. */
-                            value: unknown;
+                            value: string | number | boolean | unknown[] | null;
                         }[];
                         /** @description Id of an existing contact (looked up first). An id that matches nothing is not an error. */
                         id?: string;
                         /** @description KPI id -> number (or numeric string) added to the stored total. Unknown ids and non-numbers are skipped with a warning. */
                         kpis?: {
-                            [key: string]: unknown;
+                            [key: string]: number | string;
                         };
                         /** @description Free-form data, merged key by key into the stored object (16 KiB at most, 32 levels deep at most). */
                         metadata?: {
@@ -983,410 +674,1200 @@ export interface paths {
                     };
                 };
             };
-            responses: {
-                /** @description Always carries `warnings` (empty when nothing was skipped). */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            created: boolean;
-                            email?: string;
-                            /** @description Fields applied, keyed by their defined name; value null when cleared. */
-                            fields?: {
-                                key: string;
-                                value: unknown;
-                            }[];
-                            /** @description The contact id (ld_...); a new one when the write created the contact. */
-                            id: string;
-                            /** @description Increments applied, as numbers. */
-                            kpis?: {
-                                [key: string]: number;
-                            };
-                            /** @description The metadata keys sent. */
-                            metadata?: {
-                                [key: string]: unknown;
-                            };
-                            name?: string;
-                            note?: {
-                                createdBy: string;
-                                text: string;
-                            };
-                            phone?: string;
-                            /** @description Tags added (stored form), without those also removed. */
-                            tags?: string[];
-                            tagsRemove?: string[];
-                            tracker?: string;
-                            warnings: {
-                                message: string;
-                                path: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
         };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/leads/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Read a contact by id
-         * @description The contact as `herald contact show` prints it; archived contacts too. Scope `leads:read`. The key goes in the `x-service-api-key` header (or `Authorization: Bearer`); an `api-key` query parameter is not read here (401). Another account's contact answers 404 like an unknown one.
-         */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The contact id (ld_...). */
-                    id: string;
+        responses: {
+            /** @description The trigger was taken: the send it created (or restarted) and the recipient's result. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
                 };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The contact: addresses (the first is the one messages go to), tags (stored form, alphabetical), custom field values by field name, KPI totals by KPI id, metadata, notes (oldest first), linked visitor ids, the archived and opted-out flags, and its created and updated times (ISO 8601 UTC). */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            archived: boolean;
-                            /** Format: date-time */
-                            createdAt: string;
-                            emails: string[];
-                            fields: {
-                                [key: string]: unknown;
-                            };
-                            id: string;
-                            kpis: {
-                                [key: string]: number;
-                            };
-                            metadata: {
-                                [key: string]: unknown;
-                            };
-                            name: string;
-                            notes: {
-                                /** Format: date-time */
-                                createdAt: string;
-                                createdBy: string;
-                                text: string;
-                            }[];
-                            optedOut: boolean;
-                            phones: string[];
-                            tags: string[];
-                            trackers: string[];
-                            /** Format: date-time */
-                            updatedAt: string;
-                        };
-                    };
-                };
-                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/leads/batch": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Create or update many contacts
-         * @description Up to 1000 `POST /api/leads` bodies in `items`, applied in order, each exactly as that call would (same checks, same warnings). Answers 200 with one result per item: `status` and the body that call would have answered (its 200 body, or its error body). A failed item changes nothing and never fails the others. Body up to 10 MiB; counts as one request against the rate limit. Scope `leads:write`.
-         */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Optional, 1 to 255 visible ASCII characters, unique per request (a UUID). A retry with the same key and body within 24 hours answers the first answer again, with `Idempotent-Replayed: true`, and does nothing else; the same key with another body answers 422, and 409 while the first request is still running. Only successful answers are kept. */
-                    "idempotency-key"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
                 content: {
                     "application/json": {
-                        /** @description 1 to 1000 items, applied in order. */
-                        items: unknown[];
+                        campaignId: string;
+                        leadId: string;
+                        mode: "immediate" | "delay";
+                        /** @description The send this call created, or the pending one it restarted. */
+                        sendId: string;
+                        /** @description queued (immediate), pending (delay), or the recipient result: rejected, optout, error. */
+                        status: "queued" | "pending" | "rejected" | "optout" | "error";
                     };
                 };
             };
-            responses: {
-                /** @description Always 200 once the request itself is accepted; each item says how it went. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
+            /** @description Bad Request: `Invalid JSON body` (`INVALID_JSON`); `Validation Error` (`VALIDATION_ERROR`); `Campaign is not configured for API triggers` (`CAMPAIGN_NOT_API_TRIGGERED`); `Campaign is not active` (`CAMPAIGN_NOT_ACTIVE`). */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized: `API key is required` (`API_KEY_REQUIRED`). */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Payment Required: `Monthly send allowance exhausted` (`ALLOWANCE_EXHAUSTED`). */
+            402: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden: `API key is not active` (`API_KEY_INACTIVE`); `API key has expired` (`API_KEY_EXPIRED`); `API key does not have the required permissions` (`API_KEY_FORBIDDEN`). */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found: `API key not found` (`API_KEY_NOT_FOUND`); `Campaign not found` (`CAMPAIGN_NOT_FOUND`); `Lead not found` (`LEAD_NOT_FOUND`). */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict: `Identifier belongs to another contact` (`IDENTIFIER_CONFLICT`); `A request with this Idempotency-Key is still being processed` (`IDEMPOTENCY_KEY_IN_USE`). */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Payload Too Large: `Payload Too Large` (`PAYLOAD_TOO_LARGE`). */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported Media Type: `Unsupported Media Type` (`UNSUPPORTED_MEDIA_TYPE`). */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity: `Idempotency-Key was used with a different request` (`IDEMPOTENCY_KEY_REUSED`). */
+            422: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too Many Requests: `Too Many Requests` (`RATE_LIMITED`). */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal Server Error: `Internal Server Error` (`INTERNAL_ERROR`). */
+            500: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    logEvent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional, 1 to 255 visible ASCII characters, unique per request (a UUID). A retry with the same key and body within 24 hours answers the first answer again, with `Idempotent-Replayed: true`, and does nothing else; the same key with another body answers 422, and 409 while the first request is still running. Only successful answers are kept. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Contact id. Wins over tracker. */
+                    leadId?: string;
+                    /** @description Free-form details (16 KiB at most, 32 levels deep at most). */
+                    metadata?: {
+                        [key: string]: unknown;
                     };
-                    content: {
-                        "application/json": {
-                            results: {
-                                /** @description That call's body: its 200 body, or its error body (statusCode, error, message, details). */
-                                body: unknown;
-                                /** @description The status the item's single call would have answered. */
-                                status: number;
-                            }[];
+                    /** @description When the event happened, to backfill history: ISO 8601 with a time zone (`2026-11-25T10:15:30Z`, `2026-11-25T11:15:30.250+01:00`), at most 5 minutes ahead of the server clock and at most 365 days back. Default: when the call is received. The activity feed and segment criteria date the event by it. */
+                    timestamp?: string;
+                    /** @description Visitor id already linked to a contact. */
+                    tracker?: string;
+                    /** @description Free-form label, compared exactly (case included). */
+                    type: string;
+                    /** @description Stored without http(s):// and without anything from ? on. */
+                    url?: string;
+                    /** @description Stored as text (a number or boolean becomes its text). Required when type is click. */
+                    value?: string | number | boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The event was logged: its id, the contact it belongs to, its type and time. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @description When the event happened: `timestamp` when sent, else when it was received.
+                         */
+                        createdAt: string;
+                        id: string;
+                        leadId: string;
+                        type: string;
+                    };
+                };
+            };
+            /** @description Bad Request: `Invalid JSON body` (`INVALID_JSON`); `Validation Error` (`VALIDATION_ERROR`); `leadId or tracker is required` (`LEAD_OR_TRACKER_REQUIRED`). */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized: `API key is required` (`API_KEY_REQUIRED`). */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden: `API key is not active` (`API_KEY_INACTIVE`); `API key has expired` (`API_KEY_EXPIRED`); `API key does not have the required permissions` (`API_KEY_FORBIDDEN`). */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found: `API key not found` (`API_KEY_NOT_FOUND`); `Lead not found` (`LEAD_NOT_FOUND`). */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict: `A request with this Idempotency-Key is still being processed` (`IDEMPOTENCY_KEY_IN_USE`). */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Payload Too Large: `Payload Too Large` (`PAYLOAD_TOO_LARGE`). */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported Media Type: `Unsupported Media Type` (`UNSUPPORTED_MEDIA_TYPE`). */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity: `Idempotency-Key was used with a different request` (`IDEMPOTENCY_KEY_REUSED`). */
+            422: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too Many Requests: `Too Many Requests` (`RATE_LIMITED`). */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal Server Error: `Internal Server Error` (`INTERNAL_ERROR`). */
+            500: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    logEventsBatch: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional, 1 to 255 visible ASCII characters, unique per request (a UUID). A retry with the same key and body within 24 hours answers the first answer again, with `Idempotent-Replayed: true`, and does nothing else; the same key with another body answers 422, and 409 while the first request is still running. Only successful answers are kept. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description 1 to 1000 items, applied in order. */
+                    items: unknown[];
+                };
+            };
+        };
+        responses: {
+            /** @description One result per item, in order: the status and body its single call would have answered. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        results: {
+                            /** @description That call's body: its 200 body, or its error body (statusCode, error, message, details). */
+                            body: unknown;
+                            /** @description The status the item's single call would have answered. */
+                            status: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description Bad Request: `Invalid JSON body` (`INVALID_JSON`); `Validation Error` (`VALIDATION_ERROR`). */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized: `API key is required` (`API_KEY_REQUIRED`). */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden: `API key is not active` (`API_KEY_INACTIVE`); `API key has expired` (`API_KEY_EXPIRED`); `API key does not have the required permissions` (`API_KEY_FORBIDDEN`). */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found: `API key not found` (`API_KEY_NOT_FOUND`). */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict: `A request with this Idempotency-Key is still being processed` (`IDEMPOTENCY_KEY_IN_USE`). */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Payload Too Large: `Payload Too Large` (`PAYLOAD_TOO_LARGE`). */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported Media Type: `Unsupported Media Type` (`UNSUPPORTED_MEDIA_TYPE`). */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity: `Idempotency-Key was used with a different request` (`IDEMPOTENCY_KEY_REUSED`). */
+            422: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too Many Requests: `Too Many Requests` (`RATE_LIMITED`). */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal Server Error: `Internal Server Error` (`INTERNAL_ERROR`). */
+            500: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    findLead: {
+        parameters: {
+            query?: {
+                /** @description An email of the contact; trimmed and lowercased like on writes. */
+                email?: string;
+                /** @description A phone of the contact: `+` (`%2B`; a bare `+` read as a space works too), country code, number; read like on writes. */
+                phone?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The contact, as `herald contact show` prints it. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        archived: boolean;
+                        /** Format: date-time */
+                        createdAt: string;
+                        emails: string[];
+                        fields: {
+                            [key: string]: unknown;
                         };
-                    };
-                };
-                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
+                        id: string;
+                        kpis: {
+                            [key: string]: number;
+                        };
+                        metadata: {
+                            [key: string]: unknown;
+                        };
+                        name: string;
+                        notes: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            createdBy: string;
+                            text: string;
+                        }[];
+                        optedOut: boolean;
+                        phones: string[];
+                        tags: string[];
+                        trackers: string[];
+                        /** Format: date-time */
+                        updatedAt: string;
                     };
                 };
             };
+            /** @description Bad Request: `Validation Error` (`VALIDATION_ERROR`). */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized: `API key is required` (`API_KEY_REQUIRED`). */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden: `API key is not active` (`API_KEY_INACTIVE`); `API key has expired` (`API_KEY_EXPIRED`); `API key does not have the required permissions` (`API_KEY_FORBIDDEN`). */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found: `API key not found` (`API_KEY_NOT_FOUND`); `Lead not found` (`LEAD_NOT_FOUND`). */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too Many Requests: `Too Many Requests` (`RATE_LIMITED`). */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal Server Error: `Internal Server Error` (`INTERNAL_ERROR`). */
+            500: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    };
+    upsertLead: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional, 1 to 255 visible ASCII characters, unique per request (a UUID). A retry with the same key and body within 24 hours answers the first answer again, with `Idempotent-Replayed: true`, and does nothing else; the same key with another body answers 422, and 409 while the first request is still running. Only successful answers are kept. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description At least one of id, email, phone identifies the contact. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Identifies the contact (looked up second) or adds an email to it. Trimmed and lowercased. */
+                    email?: string;
+                    /** @description Custom field values. Unknown fields and wrong formats are skipped with a warning. */
+                    fields?: {
+                        /** @description Custom field name as defined in the account, any case. */
+                        key: string;
+                        /** @description Value in the field type's format; "", null or [] clears the field. */
+                        value: string | number | boolean | unknown[] | null;
+                    }[];
+                    /** @description Id of an existing contact (looked up first). An id that matches nothing is not an error. */
+                    id?: string;
+                    /** @description KPI id -> number (or numeric string) added to the stored total. Unknown ids and non-numbers are skipped with a warning. */
+                    kpis?: {
+                        [key: string]: number | string;
+                    };
+                    /** @description Free-form data, merged key by key into the stored object (16 KiB at most, 32 levels deep at most). */
+                    metadata?: {
+                        [key: string]: unknown;
+                    };
+                    /** @description At least 2 characters once trimmed, at most 255. Required to create a contact. */
+                    name?: string;
+                    /** @description Adds a note to the contact. */
+                    note?: {
+                        /** @description Non-empty, at most 255 characters. */
+                        createdBy: string;
+                        /** @description Non-empty, at most 10,000 characters. */
+                        text: string;
+                    };
+                    /** @description International format: `+`, country code, number (looked up third) or adds a phone. Stored in E.164. */
+                    phone?: string;
+                    /** @description Tags added; stored lowercase, without accents, spaces as hyphens. */
+                    tags?: string[];
+                    /** @description Tags removed, compared in stored form. Wins over `tags`. */
+                    tagsRemove?: string[];
+                    /** @description Visitor id from the site script; linked to this contact (moved from another one if needed). */
+                    tracker?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The contact was written: its id, whether it was created, what was applied in stored form, and warnings. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        created: boolean;
+                        email?: string;
+                        /** @description Fields applied, keyed by their defined name; value null when cleared. */
+                        fields?: {
+                            key: string;
+                            /** @description Stored form: text, a yyyy-mm-dd date, a number, a boolean, a list; null when cleared. */
+                            value: string | number | boolean | unknown[] | null;
+                        }[];
+                        /** @description The contact id (ld_...); a new one when the write created the contact. */
+                        id: string;
+                        /** @description Increments applied, as numbers. */
+                        kpis?: {
+                            [key: string]: number;
+                        };
+                        /** @description The metadata keys sent. */
+                        metadata?: {
+                            [key: string]: unknown;
+                        };
+                        name?: string;
+                        note?: {
+                            createdBy: string;
+                            text: string;
+                        };
+                        phone?: string;
+                        /** @description Tags added (stored form), without those also removed. */
+                        tags?: string[];
+                        tagsRemove?: string[];
+                        tracker?: string;
+                        warnings: {
+                            message: string;
+                            path: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Bad Request: `Invalid JSON body` (`INVALID_JSON`); `Validation Error` (`VALIDATION_ERROR`). */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized: `API key is required` (`API_KEY_REQUIRED`). */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden: `API key is not active` (`API_KEY_INACTIVE`); `API key has expired` (`API_KEY_EXPIRED`); `API key does not have the required permissions` (`API_KEY_FORBIDDEN`). */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found: `API key not found` (`API_KEY_NOT_FOUND`). */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict: `Identifier belongs to another contact` (`IDENTIFIER_CONFLICT`); `A request with this Idempotency-Key is still being processed` (`IDEMPOTENCY_KEY_IN_USE`). */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Payload Too Large: `Payload Too Large` (`PAYLOAD_TOO_LARGE`). */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported Media Type: `Unsupported Media Type` (`UNSUPPORTED_MEDIA_TYPE`). */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity: `Idempotency-Key was used with a different request` (`IDEMPOTENCY_KEY_REUSED`). */
+            422: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too Many Requests: `Too Many Requests` (`RATE_LIMITED`). */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal Server Error: `Internal Server Error` (`INTERNAL_ERROR`). */
+            500: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getLead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The contact id (ld_...). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The contact, as `herald contact show` prints it. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        archived: boolean;
+                        /** Format: date-time */
+                        createdAt: string;
+                        emails: string[];
+                        fields: {
+                            [key: string]: unknown;
+                        };
+                        id: string;
+                        kpis: {
+                            [key: string]: number;
+                        };
+                        metadata: {
+                            [key: string]: unknown;
+                        };
+                        name: string;
+                        notes: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            createdBy: string;
+                            text: string;
+                        }[];
+                        optedOut: boolean;
+                        phones: string[];
+                        tags: string[];
+                        trackers: string[];
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description Unauthorized: `API key is required` (`API_KEY_REQUIRED`). */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden: `API key is not active` (`API_KEY_INACTIVE`); `API key has expired` (`API_KEY_EXPIRED`); `API key does not have the required permissions` (`API_KEY_FORBIDDEN`). */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found: `API key not found` (`API_KEY_NOT_FOUND`); `Lead not found` (`LEAD_NOT_FOUND`). */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too Many Requests: `Too Many Requests` (`RATE_LIMITED`). */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal Server Error: `Internal Server Error` (`INTERNAL_ERROR`). */
+            500: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    upsertLeadsBatch: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional, 1 to 255 visible ASCII characters, unique per request (a UUID). A retry with the same key and body within 24 hours answers the first answer again, with `Idempotent-Replayed: true`, and does nothing else; the same key with another body answers 422, and 409 while the first request is still running. Only successful answers are kept. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description 1 to 1000 items, applied in order. */
+                    items: unknown[];
+                };
+            };
+        };
+        responses: {
+            /** @description One result per item, in order: the status and body its single call would have answered. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        results: {
+                            /** @description That call's body: its 200 body, or its error body (statusCode, error, message, details). */
+                            body: unknown;
+                            /** @description The status the item's single call would have answered. */
+                            status: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description Bad Request: `Invalid JSON body` (`INVALID_JSON`); `Validation Error` (`VALIDATION_ERROR`). */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized: `API key is required` (`API_KEY_REQUIRED`). */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden: `API key is not active` (`API_KEY_INACTIVE`); `API key has expired` (`API_KEY_EXPIRED`); `API key does not have the required permissions` (`API_KEY_FORBIDDEN`). */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found: `API key not found` (`API_KEY_NOT_FOUND`). */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict: `A request with this Idempotency-Key is still being processed` (`IDEMPOTENCY_KEY_IN_USE`). */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Payload Too Large: `Payload Too Large` (`PAYLOAD_TOO_LARGE`). */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported Media Type: `Unsupported Media Type` (`UNSUPPORTED_MEDIA_TYPE`). */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity: `Idempotency-Key was used with a different request` (`IDEMPOTENCY_KEY_REUSED`). */
+            422: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too Many Requests: `Too Many Requests` (`RATE_LIMITED`). */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal Server Error: `Internal Server Error` (`INTERNAL_ERROR`). */
+            500: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
     };
 }
-export type webhooks = Record<string, never>;
-export interface components {
-    schemas: {
-        /** @description Every error: statusCode, HTTP reason, the exact message, and details for Validation Error. */
-        ErrorBody: {
-            details?: {
-                message: string;
-                path: string;
-            }[];
-            error: string;
-            message: string;
-            requestId?: string;
-            statusCode: number;
-        };
-    };
-    responses: never;
-    parameters: never;
-    requestBodies: never;
-    headers: never;
-    pathItems: never;
-}
-export type $defs = Record<string, never>;
-export type operations = Record<string, never>;

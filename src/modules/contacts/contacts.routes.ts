@@ -8,8 +8,6 @@ import { readContactByAddress, readContactById, writeContact, writeContacts } fr
 
 /** The read routes (decisions.md, Public API): scope leads:read, the key in a header only, never in the address. */
 const READ = { scope: 'leads:read', keyInQuery: false } as const;
-/** OpenAPI: the header schemes of src/http/openapi.ts, without the query one. */
-const READ_SECURITY: Record<string, string[]>[] = [{ apiKeyHeader: [] }, { bearer: [] }];
 const READ_NOTE =
   ' Scope `leads:read`. The key goes in the `x-service-api-key` header (or `Authorization: Bearer`); an `api-key` query ' +
   "parameter is not read here (401). Another account's contact answers 404 like an unknown one.";
@@ -53,7 +51,6 @@ export const contactRoutes =
           summary: 'Read a contact by id',
           description: `The contact as \`herald contact show\` prints it; archived contacts too.${READ_NOTE}`,
           operationId: 'getLead',
-          security: READ_SECURITY,
           params: LeadIdParams,
           ...documented({ success: CONTACT_FOUND, errors: [...KEY_ERRORS, 'LEAD_NOT_FOUND'] }),
         },
@@ -72,7 +69,6 @@ export const contactRoutes =
             'Exactly one of `email` and `phone`, read like on writes (email trimmed and lowercased, phone to E.164); ' +
             `404 \`Lead not found\` when no contact of the account holds it.${READ_NOTE}`,
           operationId: 'findLead',
-          security: READ_SECURITY,
           querystring: LeadLookupQuery,
           ...documented({
             success: CONTACT_FOUND,
@@ -141,6 +137,7 @@ export const contactRoutes =
               ...JSON_BODY_ERRORS,
               { code: 'VALIDATION', details: [{ path: '/name', message: 'is required to create a contact (at least 2 characters)' }] },
               'IDENTIFIER_CONFLICT',
+              ...IDEMPOTENCY_ERRORS,
             ],
           }),
         },
