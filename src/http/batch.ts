@@ -5,6 +5,7 @@ import type { ItemOutcome } from '../db/item-transactions.js';
 import { AppError } from '../errors.js';
 import { errorBody, validationDetails } from './error-handler.js';
 import { nulError } from './nul-guard.js';
+import { type DeclaredError, IDEMPOTENCY_ERRORS, JSON_BODY_ERRORS, KEY_ERRORS } from './operation-docs.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -32,6 +33,14 @@ export function batchBody(itemDescription: string) {
     { additionalProperties: false },
   );
 }
+
+/** What a batch request as a whole can be refused for (each item's errors are in its result). */
+export const BATCH_ERRORS: DeclaredError[] = [
+  ...KEY_ERRORS,
+  ...JSON_BODY_ERRORS.filter((code) => code !== 'VALIDATION'),
+  { code: 'VALIDATION', details: [{ path: '/items', message: `must be a list of 1 to ${MAX_BATCH_ITEMS} items` }] },
+  ...IDEMPOTENCY_ERRORS,
+];
 
 /** One result per item, in the items' order. */
 export const BatchResponse = Type.Object(

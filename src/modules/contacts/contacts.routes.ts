@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppDeps } from '../../deps.js';
-import { BatchResponse, batchBody, MAX_BATCH_BODY_BYTES, MAX_BATCH_ITEMS, runBatch } from '../../http/batch.js';
+import { BATCH_ERRORS, BatchResponse, batchBody, MAX_BATCH_BODY_BYTES, MAX_BATCH_ITEMS, runBatch } from '../../http/batch.js';
 import { IdempotencyHeaders } from '../../http/openapi.js';
 import { documented, IDEMPOTENCY_ERRORS, JSON_BODY_ERRORS, KEY_ERRORS } from '../../http/operation-docs.js';
 import { ContactResponse, LeadBody, LeadIdParams, type LeadInput, LeadLookupQuery, LeadResponse } from './contacts.schemas.js';
@@ -196,12 +196,7 @@ export const contactRoutes =
                 },
               },
             },
-            errors: [
-              ...KEY_ERRORS,
-              ...JSON_BODY_ERRORS.filter((code) => code !== 'VALIDATION'),
-              { code: 'VALIDATION', details: [{ path: '/items', message: 'must be a list of 1 to 1000 items' }] },
-              ...IDEMPOTENCY_ERRORS,
-            ],
+            errors: BATCH_ERRORS,
           }),
         },
       },
