@@ -77,6 +77,7 @@ describe('trigger data: refused when it is not a small, shallow object', () => {
   const validation = (details: { path: string; message: string }[]) => ({
     statusCode: 400,
     error: 'Bad Request',
+    code: 'VALIDATION_ERROR',
     message: 'Validation Error',
     details,
   });
