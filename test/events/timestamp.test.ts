@@ -116,7 +116,13 @@ describe('refused', () => {
         { status: res.status, body: res.body },
         {
           status: 400,
-          body: { statusCode: 400, error: 'Bad Request', code: 'VALIDATION_ERROR', message: 'Validation Error', details: [{ path: '/timestamp', message }] },
+          body: {
+            statusCode: 400,
+            error: 'Bad Request',
+            code: 'VALIDATION_ERROR',
+            message: 'Validation Error',
+            details: [{ path: '/timestamp', message }],
+          },
         },
         String(timestamp),
       );
