@@ -4,8 +4,8 @@ import { ERROR_MESSAGE } from '../contract/common.js';
 import type { ItemOutcome } from '../db/item-transactions.js';
 import { AppError } from '../errors.js';
 import { errorBody, validationDetails } from './error-handler.js';
-import { nulError } from './nul-guard.js';
 import { type DeclaredError, IDEMPOTENCY_ERRORS, JSON_BODY_ERRORS, KEY_ERRORS } from './operation-docs.js';
+import { unstorableStringError } from './string-guard.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -83,7 +83,7 @@ export async function runBatch<I, R>(
   const positions: number[] = [];
   items.forEach((item, i) => {
     const refused = validate(item)
-      ? nulError(item)
+      ? unstorableStringError(item)
       : new AppError('VALIDATION', { details: validationDetails((validate.errors ?? []) as Parameters<typeof validationDetails>[0]) });
     if (refused) {
       results[i] = { status: refused.status, body: errorBody(refused) };
