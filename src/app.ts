@@ -52,8 +52,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('preValidation', async (request) => {
     if (request.body === undefined && request.routeOptions.schema?.body) request.body = {};
   });
-  // The public and admin APIs take no NUL character anywhere (after the key, body and shape checks);
-  // a batch checks each of its items instead, so one item with a NUL fails alone (http/batch.ts).
+  // The public and admin APIs take no NUL character or lone surrogate anywhere (after the key, body and shape checks);
+  // a batch checks each of its items instead, so one such item fails alone (http/batch.ts).
   app.addHook('preHandler', async (request) => {
     const url = request.routeOptions.url ?? '';
     if (url.startsWith('/api/') || url.startsWith('/admin/api/'))

@@ -9,7 +9,7 @@ import { unstorableStringError } from './string-guard.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** A batch route: its items are checked one by one (schema, NUL characters), not the body as a whole. */
+    /** A batch route: its items are checked one by one (schema, unstorable strings), not the body as a whole. */
     batch?: true;
   }
 }
@@ -62,7 +62,7 @@ export interface BatchResult {
 
 /**
  * A batch route's handler: each item is checked as its single endpoint's body is (the same
- * schema, compiled once per route by the app's own ajv, with the same `details`; then the NUL
+ * schema, compiled once per route by the app's own ajv, with the same `details`; then the unstorable-string
  * check), the items that pass are written by `write` (one outcome each, in order), and every
  * item gets the status and body its single call would have answered.
  */
