@@ -89,7 +89,7 @@ export const ADMIN_OPERATIONS: Record<string, AdminOperation> = {
   'DELETE /fields/{id}': {
     summary: 'Delete a custom field',
     description: "Deletes the definition and every contact's value of it. Refused while a saved segment names the field.",
-    errors: ['FIELD_NOT_FOUND', conflict("custom field 'City' is used by segment 'Paris': remove it from them first")],
+    errors: ['FIELD_NOT_FOUND', conflict("custom field 'City' is used by segment 'Paris': edit or delete it first")],
   },
   'GET /kpis': { summary: 'List KPIs', description: "The account's KPI definitions: id (used by the API) and name." },
   'POST /kpis': {

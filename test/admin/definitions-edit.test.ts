@@ -108,13 +108,13 @@ describe('custom fields: delete', () => {
     const body = assertError(
       await panel.del(`/fields/${field.id}`),
       409,
-      "custom field 'City' is used by segments 'Lyon', 'Paris': remove it from them first",
+      "custom field 'City' is used by segments 'Lyon', 'Paris': edit or delete them first",
     );
     assert.equal(body.code, 'CONFLICT');
     assert.equal((await panel.get('/fields')).body.items.length, 1, 'nothing deleted');
     const lyon = (await panel.get('/segments')).body.items.find((s: { name: string }) => s.name === 'Lyon');
     assert.equal((await panel.del(`/segments/${lyon.id}`)).status, 204);
-    assertError(await panel.del(`/fields/${field.id}`), 409, "custom field 'City' is used by segment 'Paris': remove it from them first");
+    assertError(await panel.del(`/fields/${field.id}`), 409, "custom field 'City' is used by segment 'Paris': edit or delete it first");
     assert.equal((await panel.del(`/segments/${paris.id}`)).status, 204);
     assert.equal((await panel.del(`/fields/${field.id}`)).status, 204);
   });

@@ -53,9 +53,8 @@ export async function deleteField(db: Db, accountId: string, fieldId: string): P
     const segments = await segmentsNamingField(tx, accountId, field.name_key);
     if (segments.length > 0) {
       const names = segments.map((s) => `'${s.name}'`).join(', ');
-      throw new AppError('CONFLICT', {
-        message: `custom field '${field.name}' is used by segment${segments.length > 1 ? 's' : ''} ${names}: remove it from them first`,
-      });
+      const used = segments.length > 1 ? `segments ${names}: edit or delete them first` : `segment ${names}: edit or delete it first`;
+      throw new AppError('CONFLICT', { message: `custom field '${field.name}' is used by ${used}` });
     }
     await repo.deleteFieldAndValues(tx, accountId, fieldId);
   });
