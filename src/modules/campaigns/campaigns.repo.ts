@@ -159,7 +159,7 @@ export async function deactivateWhatsappCampaigns(db: Queryable, accountId: stri
 }
 
 /** The names of the account's campaigns (not deleted) that start with `prefix`: a duplicate picks a free name among them. */
-export async function selectCampaignNamesLike(db: Queryable, accountId: string, prefix: string): Promise<string[]> {
+export async function selectCampaignNamesStartingWith(db: Queryable, accountId: string, prefix: string): Promise<string[]> {
   const rows = await live(db).select('name').where('account_id', '=', accountId).execute();
   // Filtered here, not with LIKE: a name may hold % or _, and SQLite's LIKE ignores case.
   return rows.map((r) => r.name).filter((name) => name.startsWith(prefix));

@@ -100,7 +100,7 @@ export async function duplicateCampaign(
     await requireAccount(tx, accountId, db.engine === 'postgres');
     const found = await findCampaign(tx, accountId, campaignId);
     if (!found) throw new AppError('CAMPAIGN_NOT_FOUND');
-    const taken = new Set(await repo.selectCampaignNamesLike(tx, accountId, copyNamePrefix(found.name)));
+    const taken = new Set(await repo.selectCampaignNamesStartingWith(tx, accountId, copyNamePrefix(found.name)));
     const settings: Settings = { ...settingsOf(found), name: copyName(found.name, taken), active: false };
     const now = Date.now();
     await repo.insertCampaign(tx, accountId, {
