@@ -15,6 +15,3 @@ export function copyName(original: string, taken: ReadonlySet<string>): string {
 
 /** What every copy name of `original` starts with (to read the names already taken in one query). */
 export const copyNamePrefix = (original: string) => original.slice(0, MAX_NAME_LENGTH - ' (copy 99999)'.length).trimEnd();
-
-/** Why the sends of a deleted campaign that had not gone out were cancelled (their `reason`). */
-export const DELETED_CAMPAIGN_REASON = 'campaign deleted';

@@ -7,7 +7,7 @@ import { AppError } from '../../errors.js';
 import { newId } from '../../ids.js';
 import { campaignSendCounts } from '../sends/sends.service.js';
 import { type Campaign, toCampaign } from './campaign.js';
-import { copyName, copyNamePrefix, DELETED_CAMPAIGN_REASON } from './campaign-copies.js';
+import { copyName, copyNamePrefix } from './campaign-copies.js';
 import {
   type CampaignInput,
   type CampaignUpdate,
@@ -114,6 +114,9 @@ export async function duplicateCampaign(
   });
   return { campaign: await getCampaign(db, accountId, id), webhookSecret };
 }
+
+/** Why the sends of a deleted campaign that had not gone out were cancelled (their `reason`). */
+export const DELETED_CAMPAIGN_REASON = 'campaign deleted';
 
 /**
  * Deletes the campaign (docs/decisions.md, Editing and deleting): the row is kept, marked
