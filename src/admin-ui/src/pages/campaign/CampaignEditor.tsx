@@ -66,7 +66,7 @@ export function CampaignEditor({
     });
   };
   // A field of the other channel's section is gone once the channel changes.
-  const liveTarget = target && target.element.isConnected ? target : null;
+  const liveTarget = target?.element.isConnected ? target : null;
 
   // Blank webhook rows are not sent, so the API's index of a row counts only the filled ones.
   const webhookError = (row: number) => {
@@ -175,6 +175,7 @@ export function CampaignEditor({
         {!form.reentry && errors.get('/cooldownDays') && <p className="field__error">{errors.get('/cooldownDays')}</p>}
       </section>
 
+      {/* biome-ignore lint/a11y/noStaticElementInteractions: listens to its fields' events (where the cursor is), adds no interaction of its own */}
       <div className="message-editing" onFocus={track} onSelect={track} onKeyUp={track} onClick={track}>
         <MessageSection form={form} set={set} errors={errors} variablesHint={VARIABLES_HINT} />
         <section className="card" aria-label="Variables">
