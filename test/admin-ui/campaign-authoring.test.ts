@@ -159,4 +159,21 @@ describe('admin panel: authoring a campaign', { skip: panelBrowser.skip }, () =>
     await page.getByRole('button', { name: 'Send test' }).click();
     assert.match(await fieldError(page, 'Send test to (optional)'), /is not an email address/);
   });
+
+  test("the account page sets the unsubscribe page's language and texts; a link of the account shows them", async () => {
+    await page.goto('/admin/account');
+    await page.getByLabel('Language tag').fill('fr');
+    await page.getByLabel('Text for the link of a test message').fill('Ceci était un message de test.');
+    await page.getByRole('button', { name: 'Save unsubscribe page' }).click();
+    await page.getByText('Unsubscribe page saved.').waitFor();
+
+    // The link of the test sent to another address above (it opts no one out, and says so).
+    const mail = sink.messages.filter((m) => m.subject.startsWith('[Test] ')).at(-1);
+    assert.ok(mail, 'a test message came in');
+    const link = new URL(/<([^>]+)>/.exec(mail.headers['list-unsubscribe']!)![1]!);
+    const html = await (await fetch(h.baseUrl + link.pathname)).text();
+    assert.match(html, /<html lang="fr">/);
+    assert.ok(html.includes('Ceci était un message de test.'));
+    assert.ok(html.includes(admin.accountName));
+  });
 });

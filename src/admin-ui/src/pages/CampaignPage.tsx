@@ -255,6 +255,7 @@ function CampaignScreen({ campaign, onSaved }: { campaign: Campaign | undefined;
                     onClick={() => {
                       setForm(saved);
                       errors.clear();
+                      previewErrors.clear();
                     }}
                   >
                     Discard changes
