@@ -14,7 +14,8 @@ export interface DeliveryAccount {
 
 /** Everything a transport needs to deliver one send. */
 export interface DeliveryRequest {
-  send: { id: string; accountId: string; campaignId: string; contactId: string; attempts: number };
+  /** `test`: a test send from the admin panel; the message says so (channels/email/render-request.ts). */
+  send: { id: string; accountId: string; campaignId: string; contactId: string; attempts: number; test?: boolean };
   campaign: Campaign;
   contact: ContactProfile;
   /** The address chosen for this send: the primary email, or the primary phone (E.164). */

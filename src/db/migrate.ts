@@ -11,6 +11,7 @@ import * as idempotencyKeys from './migrations/0009_idempotency_keys.js';
 import * as triggerData from './migrations/0010_trigger_data.js';
 import * as bounces from './migrations/0011_bounces.js';
 import * as campaignDeletedAt from './migrations/0013_campaign_deleted_at.js';
+import * as authoring from './migrations/0016_authoring.js';
 import type { Database } from './schema.js';
 
 /** Migrations are listed in code, so the compiled build and the test runner find the same set. */
@@ -27,6 +28,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0010_trigger_data': triggerData,
   '0011_bounces': bounces,
   '0013_campaign_deleted_at': campaignDeletedAt,
+  '0016_authoring': authoring,
 };
 
 /** Every migration this build applies, in order (readiness checks the database has them all). */

@@ -21,6 +21,8 @@ export interface AccountsTable {
   whatsapp_verify_token: string | null;
   /** Keyed hash (HMAC) of the verify token: the handshake finds the account by it. */
   whatsapp_verify_token_hash: string | null;
+  /** The unsubscribe page's language and texts as JSON (migration 0016); null: the English defaults. */
+  unsubscribe_page?: string | null;
   created_at: number;
 }
 
@@ -223,6 +225,8 @@ export interface SendsRow extends SendsTable {
   test: Generated<Bool>;
   /** When the recipient's server refused the address for good (migration 0011); the send is `error`. */
   bounced_at: Generated<number | null>;
+  /** A test send to an address other than the contact's (migration 0016); null otherwise. */
+  test_to: Generated<string | null>;
 }
 
 export interface WebhookDeliveriesTable {

@@ -15,6 +15,8 @@ export type ClaimedSend = Pick<SendsTable, 'id' | 'account_id' | 'campaign_id' |
   test: boolean;
   /** The trigger call's `data` (read with the claim: it is what the message renders), or null. */
   triggerData: Record<string, unknown> | null;
+  /** A test send's address chosen in the admin panel, instead of the contact's; null otherwise. */
+  testTo?: string | null;
 };
 
 /**
@@ -37,7 +39,7 @@ export async function claimDueSends(db: Db, now: number, leaseMs: number, limit:
   // In a transaction of its own so that, on SQLite, the claim shares its commit (an fsync)
   // with the outcomes being recorded at the same moment (group commit, db/transaction.ts).
   const result = await inTransaction(db, (tx) =>
-    sql<Omit<ClaimedSend, 'test' | 'triggerData'> & { test: number; trigger_data: string | null }>`
+    sql<Omit<ClaimedSend, 'test' | 'triggerData' | 'testTo'> & { test: number; trigger_data: string | null; test_to: string | null }>`
     with picked as materialized (
       select id from (
         ${kind('queued', sql`status = 'queued' and due_at <= ${now}`)}
@@ -47,10 +49,11 @@ export async function claimDueSends(db: Db, now: number, leaseMs: number, limit:
     update sends
        set status = 'sending', lease_until = ${now + leaseMs}, attempts = attempts + 1, updated_at = ${now}
      where id in (select id from picked)
-    returning id, account_id, campaign_id, contact_id, channel, attempts, due_at, test, trigger_data`.execute(tx),
+    returning id, account_id, campaign_id, contact_id, channel, attempts, due_at, test, trigger_data, test_to`.execute(tx),
   );
-  return result.rows.map(({ trigger_data, ...r }) => ({
+  return result.rows.map(({ trigger_data, test_to, ...r }) => ({
     ...r,
+    testTo: test_to ?? null,
     attempts: Number(r.attempts),
     due_at: Number(r.due_at),
     test: Number(r.test) === 1,

@@ -167,6 +167,7 @@ export class Dispatcher {
           campaignId: send.campaign_id,
           contactId: send.contact_id,
           attempts: send.attempts,
+          test: send.test,
         },
         campaign,
         contact,

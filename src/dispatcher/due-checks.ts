@@ -74,7 +74,7 @@ function verdictOf(
   if (!contact) return { end: 'error', reason: 'contact not found' };
   if (contact.optedOut) return { end: 'optout', reason: null };
   if (!send.test && rejectedByReentry(campaign, lastReceipt(), now)) return { end: 'rejected', reason: null };
-  const to = recipientAddress(campaign.channel, { email: contact.emails[0], phone: contact.phones[0] });
+  const to = addressOf(send, contact);
   if (!to) return { end: 'error', reason: CHANNEL_REGISTRY[campaign.channel].missingAddressReason };
   if (isSuppressed(to)) return { end: 'error', reason: SUPPRESSED_REASON };
   return { campaign, contact, to };
@@ -83,12 +83,17 @@ function verdictOf(
 /** The reason of a send that ends because its address bounced before (decisions.md, Email). */
 export const SUPPRESSED_REASON = 'address suppressed: an earlier message to it bounced';
 
+/** Where a send goes: a test's chosen address, else its channel's primary address of the contact. */
+function addressOf(send: ClaimedSend, contact: ContactProfile): string | null {
+  return send.testTo ?? recipientAddress(send.channel, { email: contact.emails[0], phone: contact.phones[0] });
+}
+
 /** The address each send would go to (its channel's primary address of the contact). */
 function addressesOf(sends: ClaimedSend[], contacts: Map<string, ContactProfile>) {
   const wanted: { accountId: string; channel: ClaimedSend['channel']; address: string }[] = [];
   for (const send of sends) {
     const contact = contacts.get(send.contact_id);
-    const address = contact && recipientAddress(send.channel, { email: contact.emails[0], phone: contact.phones[0] });
+    const address = contact && addressOf(send, contact);
     if (address) wanted.push({ accountId: send.account_id, channel: send.channel, address });
   }
   return wanted;

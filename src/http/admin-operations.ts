@@ -31,12 +31,15 @@ export const ADMIN_OPERATIONS: Record<string, AdminOperation> = {
   },
   'GET /account': {
     summary: 'The account',
-    description: "The account's name, plan, monthly allowance and its use, and whether WhatsApp is configured.",
+    description:
+      "The account's name, plan, monthly allowance and its use, whether WhatsApp is configured, and its unsubscribe page's language and texts.",
     errors: ['ACCOUNT_NOT_FOUND'],
   },
   'PATCH /account': {
-    summary: "Configure the account's WhatsApp sender",
-    description: 'Sets the WhatsApp Cloud API phone number id, token and app secret (sealed at rest). Administrators only.',
+    summary: "Configure the account's WhatsApp sender and unsubscribe page",
+    description:
+      'Sets the WhatsApp Cloud API phone number id, token and app secret (sealed at rest), and the language and texts of ' +
+      "the recipients' unsubscribe page (null or empty: the English default). Administrators only.",
     errors: ['ACCOUNT_NOT_FOUND'],
   },
   'GET /users': { summary: 'List users', description: "The account's users and their roles. Administrators only." },
@@ -141,6 +144,13 @@ export const ADMIN_OPERATIONS: Record<string, AdminOperation> = {
     description: "The message as that contact would receive it, with the campaign's unsaved edits if sent.",
     errors: ['CAMPAIGN_NOT_FOUND', 'LEAD_NOT_FOUND'],
   },
+  'POST /campaigns/preview': {
+    summary: 'Preview a campaign not saved yet',
+    description:
+      "The message a new campaign with this content would make for the contact (a new campaign's defaults, the channel " +
+      'required); Liquid errors are a Validation Error at the field, under `/campaign`. Nothing is stored.',
+    errors: ['LEAD_NOT_FOUND'],
+  },
   'GET /campaigns/{id}/stats': {
     summary: "A campaign's statistics",
     description: 'Totals per recipient result and delivery event, and the same per day over the last `days` days.',
@@ -148,8 +158,11 @@ export const ADMIN_OPERATIONS: Record<string, AdminOperation> = {
   },
   'POST /campaigns/{id}/test-send': {
     summary: 'Send a test',
-    description: 'A real send to that contact through the campaign channel, outside the trigger rules; not counted anywhere.',
-    errors: ['CAMPAIGN_NOT_FOUND', 'LEAD_NOT_FOUND'],
+    description:
+      'A real send to that contact through the campaign channel, outside the trigger rules; not counted anywhere. ' +
+      "With `to` it goes to that address instead, rendered with the contact's data (administrators only; 10 at once, " +
+      'then 1 every 6 seconds per account: 429 with Retry-After). The email says `[Test]` before its subject.',
+    errors: ['CAMPAIGN_NOT_FOUND', 'LEAD_NOT_FOUND', 'ADMIN_ONLY', 'RATE_LIMITED'],
   },
   'GET /campaigns/{id}/webhook-deliveries': {
     summary: "A campaign's webhook deliveries",

@@ -15,7 +15,8 @@ export function checkTemplate(source: string): void {
   try {
     engine.parse(source);
   } catch (err) {
-    throw new TemplateError((err as Error).message.split('\n')[0] ?? 'invalid template');
+    // The parser's error stays as the cause: liquid-errors.ts reads its line for people.
+    throw new TemplateError((err as Error).message.split('\n')[0] ?? 'invalid template', { cause: err });
   }
 }
 

@@ -92,7 +92,7 @@ describe('test send with sample trigger data', () => {
       5000,
       'the test message in the outbox',
     );
-    assert.equal(kept.subject, 'Order T-1');
+    assert.equal(kept.subject, '[Test] Order T-1');
     assert.match(kept.text ?? '', /^Order T-1\./);
   });
 
@@ -115,6 +115,6 @@ describe('test send with sample trigger data', () => {
       5000,
       'the test message in the outbox',
     );
-    assert.equal(kept.subject, 'Order');
+    assert.equal(kept.subject, '[Test] Order');
   });
 });

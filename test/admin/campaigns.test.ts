@@ -188,7 +188,7 @@ describe('test send', () => {
       'the test send sent',
     );
     assert.equal(row.test, 1);
-    assert.equal((await outboxOf(res.body.sendId))?.subject, 'Hello Ada Lovelace');
+    assert.equal((await outboxOf(res.body.sendId))?.subject, '[Test] Hello Ada Lovelace', 'a test says so before its subject');
 
     const stats = (await panel.get(`/campaigns/${id}/stats`)).body;
     assert.equal(stats.totals.sent, 0, 'not in the totals');

@@ -219,7 +219,7 @@ describe('herald campaign', () => {
     );
     await fails(
       1,
-      /^herald: Validation Error: html: template error/,
+      /^herald: Validation Error: html: HTML body, line 1: /,
       'campaign',
       'create',
       '--account',

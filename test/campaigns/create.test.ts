@@ -188,25 +188,26 @@ describe('campaign create: each setting is checked', () => {
 
   test('a Liquid syntax error is refused at the member that holds it, and nothing is created', async () => {
     const acc = await account();
+    const labels = { subject: 'Subject', html: 'HTML body', text: 'Plain-text body' } as const;
     for (const member of ['subject', 'html', 'text'] as const) {
       await rejectsWith(
         createCampaign(t.db, t.config, acc, emailCampaign({ [member]: 'Hi {{ contact.name ' })),
         'VALIDATION',
         `/${member}`,
-        /template error/,
+        new RegExp(`^${labels[member]}, line 1: output "\\{\\{ contact\\.name " is not closed$`),
       );
     }
     await rejectsWith(
       createCampaign(t.db, t.config, acc, emailCampaign({ html: '{% if contact.name %}unclosed' })),
       'VALIDATION',
       '/html',
-      /template error/,
+      /^HTML body, line 1: tag \{% if contact\.name %\} is not closed$/,
     );
     await rejectsWith(
-      createCampaign(t.db, t.config, acc, emailCampaign({ html: '{{ contact.name | no_such_filter }}' })),
+      createCampaign(t.db, t.config, acc, emailCampaign({ html: '<p>\n{{ contact.name | no_such_filter }}' })),
       'VALIDATION',
       '/html',
-      /template error/,
+      /^HTML body, line 2: filter 'no_such_filter' is not defined$/,
     );
     assert.deepEqual(await listCampaigns(t.db, acc), []);
   });
@@ -227,7 +228,7 @@ describe('campaign create: each setting is checked', () => {
       createCampaign(t.db, t.config, acc, whatsappCampaign({ whatsappParams: ['ok', '{{ contact.name'] })),
       'VALIDATION',
       '/whatsappParams/1',
-      /template error/,
+      /^Parameter 2, line 1: /,
     );
     await rejectsWith(
       createCampaign(t.db, t.config, acc, whatsappCampaign({ whatsappParams: ['  '] })),

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { type Channels, createChannels, listOutbox } from '../../src/channels/transports.js';
 import { getContactProfile } from '../../src/modules/contacts/contacts.service.js';
-import { UNSUBSCRIBE_TEXT } from '../../src/modules/unsubscribe/unsubscribe-page.js';
+import { DEFAULT_PAGE_TEXTS as UNSUBSCRIBE_TEXT } from '../../src/modules/unsubscribe/page-settings.js';
 import { unsubscribeUrl } from '../../src/modules/unsubscribe/unsubscribe-token.js';
 import { signToken, verifyToken } from '../../src/signing.js';
 import { apiClient, startTestApp, type TestApp } from '../helpers/app.js';

@@ -172,6 +172,14 @@ const ID_IN_BODY_OR_QUERY: Record<string, (a: Tenant, b: Tenant) => Probe[]> = {
   'GET /api/campaigns/trigger': (a, b) => leadQueryProbes('/api/campaigns/trigger', a, b),
   'POST /api/campaigns/cancel': (a, b) => leadProbes('/api/campaigns/cancel', a, b),
   'GET /api/campaigns/cancel': (a, b) => leadQueryProbes('/api/campaigns/cancel', a, b),
+  // The preview of a campaign not saved yet names only a contact: A's is unknown to B.
+  'POST /admin/api/campaigns/preview': (a) => [
+    {
+      url: '/admin/api/campaigns/preview',
+      payload: { contactId: a.contactId, campaign: { channel: 'email', html: '{{ contact.name }}' } },
+      check: notFound('Lead not found'),
+    },
+  ],
   // A filter naming another account's campaign filters down to nothing (docs/admin-api.md, Outbox).
   'GET /admin/api/outbox': (a) => [
     {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { getContactProfile } from '../../src/modules/contacts/contacts.service.js';
-import { UNSUBSCRIBE_TEXT } from '../../src/modules/unsubscribe/unsubscribe-page.js';
+import { DEFAULT_PAGE_TEXTS as UNSUBSCRIBE_TEXT } from '../../src/modules/unsubscribe/page-settings.js';
 import { sendRow } from '../helpers/herald.js';
 import { deliverEmail, emailTenant, type RunningHerald, startRunningHerald } from './helpers.js';
 

@@ -160,6 +160,20 @@ export const PreviewBody = Type.Object(
 );
 export type PreviewBody = Static<typeof PreviewBody>;
 
+/**
+ * `POST /campaigns/preview`: the preview of a campaign not saved yet. `campaign` is the form's
+ * content (a new campaign's members, the channel required); the rest as a saved one's preview.
+ */
+export const DraftPreviewBody = Type.Object(
+  {
+    contactId: Type.String({ minLength: 1, maxLength: 255 }),
+    campaign: Type.Object({ ...optional, channel: members.channel }, { additionalProperties: false, title: 'CampaignDraft' }),
+    data: Type.Optional(SampleTriggerData),
+  },
+  { additionalProperties: false },
+);
+export type DraftPreviewBody = Static<typeof DraftPreviewBody>;
+
 export const EmailPreview = Type.Object(
   { subject: Type.String(), html: Nullable(Type.String()), text: Type.String() },
   { title: 'EmailPreview' },
@@ -173,9 +187,24 @@ export type WhatsappPreview = Static<typeof WhatsappPreview>;
 export const CampaignPreview = Type.Union([EmailPreview, WhatsappPreview]);
 export type CampaignPreview = Static<typeof CampaignPreview>;
 
-/** `POST /campaigns/:id/test-send`. */
+/**
+ * `POST /campaigns/:id/test-send`: the contact whose data the message is rendered with, and
+ * where it goes: the contact's own address, or `to` (administrators only; an email address for
+ * an email campaign, a phone number for WhatsApp).
+ */
 export const TestSendBody = Type.Object(
-  { contactId: Type.String({ minLength: 1, maxLength: 255 }), data: Type.Optional(SampleTriggerData) },
+  {
+    contactId: Type.String({ minLength: 1, maxLength: 255 }),
+    to: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 320,
+        description:
+          "Send the test to this address instead of the contact's (administrators only, 10 at once then 1 every 6 s per account).",
+      }),
+    ),
+    data: Type.Optional(SampleTriggerData),
+  },
   { additionalProperties: false },
 );
 export type TestSendBody = Static<typeof TestSendBody>;

@@ -3,7 +3,7 @@ import { AccountBody, AccountPatchBody } from '../../contract/admin/account.js';
 import type { AppDeps } from '../../deps.js';
 import { accountView, updateAccount } from './accounts.service.js';
 
-/** The account page of the admin API: anyone reads it, administrators change the WhatsApp settings. */
+/** The account page of the admin API: anyone reads it, administrators change the WhatsApp settings and the unsubscribe page. */
 export const accountAdminRoutes =
   (deps: AppDeps): FastifyPluginAsyncTypebox =>
   async (app) => {
@@ -17,7 +17,8 @@ export const accountAdminRoutes =
       '/account',
       { config: { adminOnly: true }, schema: { hide: true, body: AccountPatchBody, response: { 200: AccountBody } } },
       async (request) => {
-        await updateAccount(db, config, request.admin.accountId, { whatsapp: request.body.whatsapp });
+        const { whatsapp, unsubscribePage } = request.body;
+        await updateAccount(db, config, request.admin.accountId, { whatsapp, unsubscribePage });
         return accountView(db, request.admin.accountId);
       },
     );

@@ -9,6 +9,7 @@ import { AppError, invalid } from '../../errors.js';
 import { newId } from '../../ids.js';
 import { deactivateWhatsappCampaigns } from '../campaigns/campaigns.service.js';
 import { sendsCountedThisMonth } from '../sends/trigger.service.js';
+import { applyPageUpdate, type PageTextsUpdate, pageTextsOf } from '../unsubscribe/page-settings.js';
 import * as repo from './accounts.repo.js';
 import { verifyTokenHash } from './whatsapp-verify-token.js';
 
@@ -48,6 +49,8 @@ export interface AccountUpdate {
   whatsapp?: { phoneNumberId: string; token: string; appSecret?: string };
   /** The token Meta's webhook verification handshake must present (GET /whatsapp/webhook). */
   whatsappVerifyToken?: string;
+  /** The recipients' unsubscribe page (unsubscribe/page-settings.ts): a member given changes, null or '' resets it. */
+  unsubscribePage?: PageTextsUpdate;
 }
 
 /** Meta echoes the verify token in a query string: any text up to 255 characters, no control characters. */
@@ -60,12 +63,13 @@ export async function updateAccount(
   accountId: string,
   update: AccountUpdate,
 ): Promise<{ id: string }> {
-  await getAccount(db, accountId);
+  const account = await getAccount(db, accountId);
   if (update.allowance !== undefined) checkAllowance(update.allowance);
   if (update.whatsappVerifyToken !== undefined && !VERIFY_TOKEN.test(update.whatsappVerifyToken)) {
     throw invalid('/whatsappVerifyToken', 'the verify token must be 1 to 255 characters, without control characters');
   }
   const values: Partial<AccountsTable> = {};
+  if (update.unsubscribePage !== undefined) values.unsubscribe_page = applyPageUpdate(account.unsubscribe_page, update.unsubscribePage);
   if (update.plan !== undefined) values.plan = update.plan;
   if (update.allowance !== undefined) values.allowance = update.allowance;
   if (update.whatsapp) {
@@ -109,6 +113,7 @@ export async function accountView(db: Db, accountId: string, now = Date.now()): 
       configured: account.whatsapp_phone_number_id !== null && account.whatsapp_token !== null,
       phoneNumberId: account.whatsapp_phone_number_id,
     },
+    unsubscribePage: pageTextsOf(account.unsubscribe_page),
   };
 }
 

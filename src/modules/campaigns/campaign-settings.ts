@@ -4,6 +4,7 @@ import type { Config } from '../../config.js';
 import { AppError, type Problem } from '../../errors.js';
 import { checkWebhookUrl, UnsafeUrlError } from '../../net/ssrf.js';
 import { checkTemplate, TemplateError } from '../../rendering/liquid.js';
+import { describeLiquidError } from '../../rendering/liquid-errors.js';
 import type { Campaign } from './campaign.js';
 
 /**
@@ -117,7 +118,7 @@ export async function checkUpdate(input: CampaignUpdate, config: Pick<Config, 'w
   if (subject && /[\r\n]/.test(subject)) bad('/subject', 'subject must be one line');
   for (const member of ['subject', 'html', 'text'] as const) {
     const source = body(input[member]);
-    if (source) templateProblem(source, `/${member}`, bad);
+    if (source) templateProblem(source, `/${member}`, TEMPLATE_LABELS[member], bad);
   }
 
   const template = clean(input.whatsappTemplate);
@@ -134,7 +135,7 @@ export async function checkUpdate(input: CampaignUpdate, config: Pick<Config, 'w
       input.whatsappParams.forEach((param, i) => {
         // The Cloud API refuses an empty text parameter: catch it now rather than at send time.
         if (typeof param !== 'string' || param.trim() === '') bad(`/whatsappParams/${i}`, 'a body parameter must be a non-empty string');
-        else templateProblem(param, `/whatsappParams/${i}`, bad);
+        else templateProblem(param, `/whatsappParams/${i}`, `Parameter ${i + 1}`, bad);
       });
     }
   }
@@ -241,12 +242,16 @@ async function webhookProblem(url: unknown, allowPrivate: boolean): Promise<stri
   }
 }
 
-function templateProblem(source: string, path: string, bad: (path: string, message: string) => void): void {
+/** The names the admin panel gives the template fields: a Liquid error says which one it is in. */
+export const TEMPLATE_LABELS = { subject: 'Subject', html: 'HTML body', text: 'Plain-text body' } as const;
+
+/** "Subject, line 1: tag 'iff' is not defined" (rendering/liquid-errors.ts), at the field's path. */
+function templateProblem(source: string, path: string, label: string, bad: (path: string, message: string) => void): void {
   try {
     checkTemplate(source);
   } catch (err) {
     if (!(err instanceof TemplateError)) throw err;
-    bad(path, `template error: ${err.message}`);
+    bad(path, describeLiquidError(err, label));
   }
 }
 

@@ -11,6 +11,7 @@ import {
   CampaignPreview,
   CampaignStats,
   CampaignStatsQuery,
+  DraftPreviewBody,
   PreviewBody,
   TestSendBody,
   TestSendQueued,
@@ -18,10 +19,11 @@ import {
   WebhookDeliveryList,
 } from '../../contract/admin/campaigns.js';
 import type { AppDeps } from '../../deps.js';
+import { AppError } from '../../errors.js';
 import { wholeQuery } from '../../http/query.js';
 import { listWebhookDeliveries, MAX_LIST_LIMIT } from '../../webhooks/list.js';
 import { presentCampaign, type Campaign as StoredCampaign } from './campaign.js';
-import { previewCampaign } from './campaign-preview.js';
+import { previewCampaign, previewDraft } from './campaign-preview.js';
 import { testSend } from './campaign-test-send.js';
 import {
   campaignLinkClicks,
@@ -98,6 +100,11 @@ export const campaignAdminRoutes =
     );
 
     app.post(
+      '/campaigns/preview',
+      { schema: { hide: true, body: DraftPreviewBody, response: { 200: CampaignPreview } } },
+      async (request) => previewDraft(db, config, request.admin.accountId, request.body),
+    );
+    app.post(
       '/campaigns/:id/preview',
       { schema: { hide: true, params: CampaignParams, body: PreviewBody, response: { 200: CampaignPreview } } },
       async (request) => previewCampaign(db, config, request.admin.accountId, request.params.id, request.body),
@@ -105,7 +112,11 @@ export const campaignAdminRoutes =
     app.post(
       '/campaigns/:id/test-send',
       { schema: { hide: true, params: CampaignParams, body: TestSendBody, response: { 200: TestSendQueued } } },
-      async (request) => testSend(deps, request.admin.accountId, request.params.id, request.body.contactId, request.body.data),
+      async (request) => {
+        // A test to any address is a message to someone outside the account's contacts: administrators only.
+        if (request.body.to !== undefined && request.admin.role !== 'admin') throw new AppError('ADMIN_ONLY');
+        return testSend(deps, request.admin.accountId, request.params.id, request.body);
+      },
     );
 
     app.get(

@@ -161,6 +161,8 @@ export type NewSend = Pick<
   test?: Bool;
   /** The trigger call's `data` as JSON text; absent or null: none. */
   trigger_data?: string | null;
+  /** A test send's address other than the contact's (admin panel, "send a test to"); absent: none. */
+  test_to?: string | null;
 };
 
 export async function insertSend(db: Queryable, send: NewSend): Promise<void> {

@@ -9,7 +9,8 @@ import { insertSend, lockContact, recipientState } from './sends.repo.js';
 /**
  * Queues a test send of `campaign` to one contact, due `now` and marked `test` (the campaign's
  * own checks come first: modules/campaigns/campaign-test-send.ts). No trigger rules: no
- * activation, re-entry or allowance. An opted-out contact still gets nothing.
+ * activation, re-entry or allowance. An opted-out contact still gets nothing. `testTo`: the
+ * address the message goes to instead of the contact's (the contact only lends its data).
  */
 export async function queueTestSend(
   db: Db,
@@ -17,6 +18,7 @@ export async function queueTestSend(
   contactId: string,
   now: number,
   triggerData?: Record<string, unknown>,
+  testTo?: string,
 ): Promise<string> {
   const accountId = campaign.accountId;
   return inTransaction(db, async (tx) => {
@@ -24,7 +26,7 @@ export async function queueTestSend(
     if (!contact) throw new AppError('LEAD_NOT_FOUND');
     if (contact.optedOut) throw invalid('/contactId', 'the contact opted out: nothing is sent to it, test sends included');
     const state = await recipientState(tx, accountId, contactId, campaign.id);
-    const to = recipientAddress(campaign.channel, state);
+    const to = testTo ?? recipientAddress(campaign.channel, state);
     if (!to) throw invalid('/contactId', CHANNEL_REGISTRY[campaign.channel].missingAddressReason);
     const id = newId('snd');
     await insertSend(tx, {
@@ -40,6 +42,7 @@ export async function queueTestSend(
       created_at: now,
       test: 1,
       trigger_data: triggerData === undefined ? null : JSON.stringify(triggerData),
+      test_to: testTo ?? null,
     });
     return id;
   });

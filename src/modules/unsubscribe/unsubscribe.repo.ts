@@ -10,7 +10,7 @@ export async function findSendWithContact(db: Queryable, sendId: string) {
     .innerJoin('contacts', (join) =>
       join.onRef('contacts.id', '=', 'sends.contact_id').onRef('contacts.account_id', '=', 'sends.account_id'),
     )
-    .select(['sends.id', 'sends.account_id', 'sends.contact_id', 'sends.campaign_id', 'sends.test', 'contacts.opted_out'])
+    .select(['sends.id', 'sends.account_id', 'sends.contact_id', 'sends.campaign_id', 'sends.test', 'sends.test_to', 'contacts.opted_out'])
     .where('sends.id', '=', sendId)
     .executeTakeFirst();
 }
@@ -25,4 +25,9 @@ export async function optOutContact(db: Queryable, accountId: string, contactId:
     .where('opted_out', '=', 0)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
+}
+
+/** The account's name and unsubscribe page settings (JSON text or null), to brand the page. */
+export async function findPageSettings(db: Queryable, accountId: string) {
+  return kyselyOf(db).selectFrom('accounts').select(['name', 'unsubscribe_page']).where('id', '=', accountId).executeTakeFirst();
 }

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { AppDeps } from '../../deps.js';
 import { CSP, securityHeaders } from '../../http/security-headers.js';
-import { findUnsubscribeTarget, optOutBySend } from './unsubscribe.service.js';
-import { confirmPage, donePage, invalidPage } from './unsubscribe-page.js';
+import { findUnsubscribeTarget, optOutBySend, pageBrandOf } from './unsubscribe.service.js';
+import { confirmPage, donePage, invalidPage, testLinkPage } from './unsubscribe-page.js';
 import { readUnsubscribeToken } from './unsubscribe-token.js';
 
 /** A one-click body is a few dozen bytes; nothing bigger has a reason to arrive here. */
@@ -31,14 +31,19 @@ export const unsubscribeRoutes =
       const sendId = readUnsubscribeToken(config, request.params.token);
       const target = sendId === undefined ? undefined : await findUnsubscribeTarget(db, sendId);
       if (!target) return html(reply, 404, invalidPage());
-      return html(reply, 200, target.optedOut ? donePage() : confirmPage());
+      const brand = await pageBrandOf(db, target.accountId);
+      if (target.testToOtherAddress) return html(reply, 200, testLinkPage(brand));
+      return html(reply, 200, target.optedOut ? donePage(brand) : confirmPage(brand));
     });
 
     app.post<{ Params: { token: string } }>('/unsubscribe/:token', { schema: { hide: true } }, async (request, reply) => {
       const sendId = readUnsubscribeToken(config, request.params.token);
-      if (sendId === undefined || !(await optOutBySend(db, sendId))) return html(reply, 404, invalidPage());
+      const target = sendId === undefined ? undefined : await findUnsubscribeTarget(db, sendId);
+      if (sendId === undefined || !target || !(await optOutBySend(db, sendId))) return html(reply, 404, invalidPage());
+      const brand = await pageBrandOf(db, target.accountId);
+      if (target.testToOtherAddress) return html(reply, 200, testLinkPage(brand));
       request.log.info({ sendId }, 'contact unsubscribed');
-      return html(reply, 200, donePage());
+      return html(reply, 200, donePage(brand));
     });
   };
 

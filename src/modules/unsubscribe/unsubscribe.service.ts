@@ -1,7 +1,9 @@
 import type { Db } from '../../db/connect.js';
 import { inTransaction } from '../../db/transaction.js';
 import { recordUnsubscribe } from '../tracking/tracking.service.js';
+import { pageTextsOf } from './page-settings.js';
 import * as repo from './unsubscribe.repo.js';
+import type { PageBrand } from './unsubscribe-page.js';
 
 /** Who an unsubscribe link speaks for: the send names the account, the contact and the campaign. */
 export interface UnsubscribeTarget {
@@ -12,6 +14,8 @@ export interface UnsubscribeTarget {
   optedOut: boolean;
   /** A test send from the admin panel: it opts out like any other, but is no campaign's statistic. */
   test: boolean;
+  /** A test sent to an address of the tester's choice: its link opts no one out (the contact only lent its data). */
+  testToOtherAddress: boolean;
 }
 
 export async function findUnsubscribeTarget(db: Db, sendId: string): Promise<UnsubscribeTarget | undefined> {
@@ -23,8 +27,15 @@ export async function findUnsubscribeTarget(db: Db, sendId: string): Promise<Uns
     contactId: row.contact_id,
     campaignId: row.campaign_id,
     optedOut: row.opted_out === 1,
-    test: row.test === 1,
+    test: Number(row.test) === 1,
+    testToOtherAddress: row.test_to !== null,
   };
+}
+
+/** The page of the send's account: its name, language and texts (page-settings.ts). */
+export async function pageBrandOf(db: Db, accountId: string): Promise<PageBrand> {
+  const row = await repo.findPageSettings(db, accountId);
+  return { accountName: row?.name ?? '', texts: pageTextsOf(row?.unsubscribe_page) };
 }
 
 /**
@@ -36,6 +47,7 @@ export async function findUnsubscribeTarget(db: Db, sendId: string): Promise<Uns
 export async function optOutBySend(db: Db, sendId: string, now = Date.now()): Promise<boolean> {
   const target = await findUnsubscribeTarget(db, sendId);
   if (!target) return false;
+  if (target.testToOtherAddress) return true;
   await inTransaction(db, async (tx) => {
     if (!(await repo.optOutContact(tx, target.accountId, target.contactId, now))) return;
     const send = {

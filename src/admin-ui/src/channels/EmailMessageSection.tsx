@@ -19,6 +19,7 @@ export function EmailMessageSection({ form, set, errors, variablesHint }: Messag
           label="Subject"
           value={form.subject}
           onChange={(e) => set('subject', e.target.value)}
+          data-template="subject"
           error={errors.get('/subject')}
           placeholder="Welcome, {{ contact.name }}"
         />
@@ -30,6 +31,7 @@ export function EmailMessageSection({ form, set, errors, variablesHint }: Messag
         spellCheck={false}
         value={form.html}
         onChange={(e) => set('html', e.target.value)}
+        data-template="html"
         error={errors.get('/html')}
         hint={variablesHint}
       />
@@ -39,6 +41,7 @@ export function EmailMessageSection({ form, set, errors, variablesHint }: Messag
         rows={5}
         value={form.text}
         onChange={(e) => set('text', e.target.value)}
+        data-template="text"
         error={errors.get('/text')}
         hint="Optional: made from the HTML when empty."
       />

@@ -45,6 +45,7 @@ export function WhatsAppMessageSection({ form, set, errors }: MessageSectionProp
                 )
               }
               error={errors.get(`/whatsappParams/${i}`)}
+              data-template={`whatsappParams.${i}`}
             />
             <button
               type="button"

@@ -8,6 +8,7 @@ import { formatNumber } from '../format';
 import { useApi } from '../hooks';
 import { useIsAdmin } from '../session';
 import type { Account, AccountPatch } from '../types';
+import { UnsubscribePageSettings } from './account/UnsubscribePageSettings';
 
 export function AccountPage() {
   const account = useApi<Account>('/account');
@@ -67,6 +68,7 @@ export function AccountPage() {
         </section>
         <WhatsappSettings account={a} canEdit={isAdmin} onSaved={account.setData} />
       </div>
+      <UnsubscribePageSettings account={a} canEdit={isAdmin} onSaved={account.setData} />
     </>
   );
 }

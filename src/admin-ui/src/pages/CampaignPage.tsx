@@ -14,8 +14,10 @@ import type { Campaign, CampaignDuplicated } from '../types';
 import { triggerSummary } from './CampaignsPage';
 import { CampaignEditor } from './campaign/CampaignEditor';
 import { CampaignStats } from './campaign/CampaignStats';
+import { mergedErrors } from './campaign/field-errors';
 import { type CampaignForm, emptyForm, formOf, inputOf, SHOWN_PATHS, sameForm } from './campaign/model';
 import { PreviewPanel } from './campaign/PreviewPanel';
+import { parseSampleData, triggerPaths } from './campaign/sample-data';
 import { WebhookDeliveries } from './campaign/WebhookDeliveries';
 
 const TABS = [
@@ -64,7 +66,11 @@ function CampaignScreen({ campaign, onSaved }: { campaign: Campaign | undefined;
   const [actionError, setActionError] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const errors = useFormErrors();
+  const previewErrors = useFormErrors();
   const activationErrors = useFormErrors();
+  // The sample trigger data (JSON) of the preview and test send; its keys feed the variable picker.
+  const [sample, setSample] = useState('');
+  const sampleData = parseSampleData(sample);
   const dirty = !sameForm(form, saved);
   // The webhook signing secret is only given when the campaign is created (or duplicated).
   const { webhookSecret, duplicated } = (location.state as { webhookSecret?: string; duplicated?: boolean } | null) ?? {};
@@ -87,6 +93,7 @@ function CampaignScreen({ campaign, onSaved }: { campaign: Campaign | undefined;
     e.preventDefault();
     setBusy('save');
     errors.clear();
+    previewErrors.clear();
     activationErrors.clear();
     try {
       if (!campaign) {
@@ -267,7 +274,12 @@ function CampaignScreen({ campaign, onSaved }: { campaign: Campaign | undefined;
       {tab === 'settings' && (
         <form id="campaign-form" onSubmit={save} noValidate className="campaign-layout">
           <div className="campaign-layout__main">
-            <CampaignEditor form={form} setForm={setForm} errors={errors} />
+            <CampaignEditor
+              form={form}
+              setForm={setForm}
+              errors={mergedErrors(errors, previewErrors)}
+              triggerPaths={triggerPaths(sampleData.ok ? sampleData.data : undefined)}
+            />
             <div className="form-footer">
               <FormAlert errors={errors} shown={SHOWN_PATHS} />
               <div className="form-actions">
@@ -281,6 +293,7 @@ function CampaignScreen({ campaign, onSaved }: { campaign: Campaign | undefined;
                     onClick={() => {
                       setForm(saved);
                       errors.clear();
+                      previewErrors.clear();
                     }}
                   >
                     Discard changes
@@ -291,7 +304,14 @@ function CampaignScreen({ campaign, onSaved }: { campaign: Campaign | undefined;
             </div>
           </div>
           <div className="campaign-layout__side">
-            <PreviewPanel campaignId={campaign?.id} form={form} dirty={dirty} />
+            <PreviewPanel
+              campaignId={campaign?.id}
+              form={form}
+              dirty={dirty}
+              sample={sample}
+              setSample={setSample}
+              onFieldErrors={(err) => (err ? previewErrors.set(err) : previewErrors.clear())}
+            />
           </div>
         </form>
       )}

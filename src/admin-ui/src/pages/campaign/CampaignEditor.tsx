@@ -1,28 +1,72 @@
-import type { Dispatch, SetStateAction } from 'react';
+import { type Dispatch, type SetStateAction, type SyntheticEvent, useState } from 'react';
 import { CHANNELS } from '../../../../contract/constants';
 import { CHANNEL_UI } from '../../channels/registry';
 import { CheckboxField, FieldSet, type FormErrors, SelectField, TextField } from '../../components/Form';
 import { type CampaignForm, MAX_WEBHOOKS } from './model';
+import { type TemplateTarget, VariablePicker } from './VariablePicker';
 
 const VARIABLES_HINT = (
   <>
     Liquid template: <code>{'{{ contact.name }}'}</code>, <code>{'{{ contact.email }}'}</code>, <code>{'{{ contact.fields.city }}'}</code>,{' '}
-    <code>{'{{ contact.kpis.ltv }}'}</code>, <code>{'{{ contact.metadata.plan }}'}</code>, <code>{'{{ unsubscribe_url }}'}</code>.
+    <code>{'{{ contact.kpis.ltv }}'}</code>, <code>{'{{ contact.metadata.plan }}'}</code>, <code>{'{{ trigger.order }}'}</code>,{' '}
+    <code>{'{{ unsubscribe_url }}'}</code>.
   </>
 );
 
-/** The campaign's settings, grouped as the spec's settings table. Errors come by API path. */
+/** The template field an element is (its `data-template`), or undefined for any other element. */
+function templateFieldOf(element: EventTarget | null): HTMLInputElement | HTMLTextAreaElement | undefined {
+  if (!(element instanceof HTMLInputElement || element instanceof HTMLTextAreaElement)) return undefined;
+  return element.dataset.template ? element : undefined;
+}
+
+/**
+ * The campaign's settings, grouped as the spec's settings table. Errors come by API path.
+ * `triggerPaths`: the sample trigger data's keys, offered by the variable picker.
+ */
 export function CampaignEditor({
   form,
   setForm,
   errors,
+  triggerPaths,
 }: {
   form: CampaignForm;
   setForm: Dispatch<SetStateAction<CampaignForm>>;
   errors: FormErrors;
+  triggerPaths: string[];
 }) {
   const set = <K extends keyof CampaignForm>(key: K, value: CampaignForm[K]) => setForm((f) => ({ ...f, [key]: value }));
   const MessageSection = CHANNEL_UI[form.channel].MessageSection;
+  const [target, setTarget] = useState<TemplateTarget | null>(null);
+
+  // The picker inserts where the cursor was in the template field used last: kept on focus,
+  // selection, typing and clicks inside the message section.
+  const track = (e: SyntheticEvent) => {
+    const element = templateFieldOf(e.target);
+    if (!element) return;
+    const label = element.labels?.[0]?.textContent ?? element.dataset.template ?? '';
+    const end = element.value.length;
+    setTarget({ element, label, start: element.selectionStart ?? end, end: element.selectionEnd ?? end });
+  };
+
+  const insert = (at: TemplateTarget, text: string) => {
+    const { element } = at;
+    const key = element.dataset.template ?? '';
+    const next = element.value.slice(0, at.start) + text + element.value.slice(at.end);
+    const param = /^whatsappParams\.(\d+)$/.exec(key);
+    if (param) {
+      const index = Number(param[1]);
+      setForm((f) => ({ ...f, whatsappParams: f.whatsappParams.map((p, i) => (i === index ? next : p)) }));
+    } else if (key === 'subject' || key === 'html' || key === 'text') set(key, next);
+    const caret = at.start + text.length;
+    setTarget({ ...at, start: caret, end: caret });
+    // After React has written the new value: the cursor goes right after the variable.
+    requestAnimationFrame(() => {
+      element.focus();
+      element.setSelectionRange(caret, caret);
+    });
+  };
+  // A field of the other channel's section is gone once the channel changes.
+  const liveTarget = target?.element.isConnected ? target : null;
 
   // Blank webhook rows are not sent, so the API's index of a row counts only the filled ones.
   const webhookError = (row: number) => {
@@ -131,7 +175,13 @@ export function CampaignEditor({
         {!form.reentry && errors.get('/cooldownDays') && <p className="field__error">{errors.get('/cooldownDays')}</p>}
       </section>
 
-      <MessageSection form={form} set={set} errors={errors} variablesHint={VARIABLES_HINT} />
+      {/* biome-ignore lint/a11y/noStaticElementInteractions: listens to its fields' events (where the cursor is), adds no interaction of its own */}
+      <div className="message-editing" onFocus={track} onSelect={track} onKeyUp={track} onClick={track}>
+        <MessageSection form={form} set={set} errors={errors} variablesHint={VARIABLES_HINT} />
+        <section className="card" aria-label="Variables">
+          <VariablePicker target={liveTarget} triggerPaths={triggerPaths} onInsert={insert} />
+        </section>
+      </div>
 
       {CHANNEL_UI[form.channel].webhooks && (
         <section className="card" aria-labelledby="webhooks-title">
