@@ -21,13 +21,16 @@ for (const n of profile.nodes) for (const c of n.children ?? []) parentOf.set(c,
 
 const nodemailer = (parts) => new RegExp(`nodemailer/dist/\\w+/(${parts})/`);
 const STEPS = [
-  ['claim (and lease renewals)', (url) => /src\/dispatcher\/(claim|leases)\.ts/.test(url)],
-  ['outcome write', (url, fn) => /src\/dispatcher\/outcome\.ts/.test(url) || fn === 'recordDelivered' || fn === 'fail'],
+  ['claim (and lease renewals)', (_url, fn) => /^(claimDueSends|renewSendLeases|nextDueAt)$/.test(fn) || /src\/jobs\/runner/.test(_url)],
+  [
+    'outcome write',
+    (url, fn) => /src\/dispatcher\/outcome/.test(url) || /^(recordDelivered|recordSent|recordSentMany|markSent|fail|finishUndelivered)$/.test(fn),
+  ],
   ['commit (group commit: BEGIN/SAVEPOINT/RELEASE/COMMIT, fsync included)', (url) => /src\/db\/transaction\.ts/.test(url)],
   ['bench harness (queueing the burst, polling)', (url) => /\/bench\//.test(url)],
   [
     'rendering',
-    (url) => /email-render|src\/templates\/|liquidjs|email-links|unsubscribe-token|html-to-text|channels\/variables|src\/signing/.test(url),
+    (url) => /src\/rendering\/|render-request|liquidjs|email-links|unsubscribe-token|src\/signing/.test(url),
   ],
   [
     'MIME build',
@@ -43,7 +46,7 @@ const STEPS = [
     'due-time checks',
     (url, fn) =>
       fn === 'checkAtDueTime' ||
-      /campaigns\.(service|repo)|contacts\.(service|repo)|recipient-rules|sends\.repo|whatsapp-credentials/.test(url),
+      /due-checks|campaigns\.(service|repo)|contacts\.(service|repo)|recipient-rules|suppressions|sends\.repo|whatsapp-credentials/.test(url),
   ],
 ];
 const DATABASE = /kysely|better-sqlite3|src\/db\//;
