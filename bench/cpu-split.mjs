@@ -9,7 +9,8 @@
  * the claim counts as claim). Profiles have no async stacks: work resumed after an await shows
  * only the frames since then, which is why group-commit statements are a step of their own.
  * A thread blocked in a system call (fsync, socket write) is sampled as busy in that call.
- * LEAF=name limits the split to samples whose leaf function has that name.
+ * LEAF=name limits the split to samples whose leaf function has that name; STEP=text, the top
+ * self time to samples of the steps whose name holds that text (e.g. STEP=MIME).
  */
 import { readFileSync } from 'node:fs';
 
@@ -24,14 +25,12 @@ const STEPS = [
   ['claim (and lease renewals)', (_url, fn) => /^(claimDueSends|renewSendLeases|nextDueAt)$/.test(fn) || /src\/jobs\/runner/.test(_url)],
   [
     'outcome write',
-    (url, fn) => /src\/dispatcher\/outcome/.test(url) || /^(recordDelivered|recordSent|recordSentMany|markSent|fail|finishUndelivered)$/.test(fn),
+    (url, fn) =>
+      /src\/dispatcher\/outcome/.test(url) || /^(recordDelivered|recordSent|recordSentMany|markSent|fail|finishUndelivered)$/.test(fn),
   ],
   ['commit (group commit: BEGIN/SAVEPOINT/RELEASE/COMMIT, fsync included)', (url) => /src\/db\/transaction\.ts/.test(url)],
   ['bench harness (queueing the burst, polling)', (url) => /\/bench\//.test(url)],
-  [
-    'rendering',
-    (url) => /src\/rendering\/|render-request|liquidjs|email-links|unsubscribe-token|src\/signing/.test(url),
-  ],
+  ['rendering', (url) => /src\/rendering\/|render-request|liquidjs|email-links|unsubscribe-token|src\/signing/.test(url)],
   [
     'MIME build',
     (url) =>
@@ -46,7 +45,9 @@ const STEPS = [
     'due-time checks',
     (url, fn) =>
       fn === 'checkAtDueTime' ||
-      /due-checks|campaigns\.(service|repo)|contacts\.(service|repo)|recipient-rules|suppressions|sends\.repo|whatsapp-credentials/.test(url),
+      /due-checks|campaigns\.(service|repo)|contacts\.(service|repo)|recipient-rules|suppressions|sends\.repo|whatsapp-credentials/.test(
+        url,
+      ),
   ],
 ];
 const DATABASE = /kysely|better-sqlite3|src\/db\//;
@@ -76,6 +77,7 @@ profile.samples.forEach((id, i) => {
   if (name === undefined || (process.env.LEAF && frame.functionName !== process.env.LEAF)) return;
   total++;
   steps.set(name, (steps.get(name) ?? 0) + 1);
+  if (process.env.STEP && !name.includes(process.env.STEP)) return;
   const where = frame.url.replace(/.*node_modules\//, '').replace(/^file:\/\/.*?\/(src|bench|test)\//, '$1/');
   const key = `${frame.functionName || '(anonymous)'} ${where}${frame.lineNumber >= 0 ? `:${frame.lineNumber + 1}` : ''}`;
   selfTime.set(key, (selfTime.get(key) ?? 0) + 1);

@@ -1,8 +1,8 @@
 import nodemailer, { type Transporter } from 'nodemailer';
 import MailComposer from 'nodemailer/lib/mail-composer';
+import { smtpPoolOptions } from '../../src/channels/email/smtp.js';
 import type { Config } from '../../src/config.js';
 import type { Db } from '../../src/db/connect.js';
-import { smtpPoolOptions } from '../../src/channels/email/smtp.js';
 import { findCampaign } from '../../src/modules/campaigns/campaigns.service.js';
 import { getContactProfile } from '../../src/modules/contacts/contacts.service.js';
 import { emailTracking } from '../../src/modules/tracking/email-links.js';
