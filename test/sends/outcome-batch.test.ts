@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { claimDueSends } from '../../src/dispatcher/dispatch.repo.js';
+import type { ClaimedSend } from '../../src/dispatcher/dispatch.repo.js';
 import { OutcomeBatch } from '../../src/dispatcher/outcome-batch.js';
 import { apiClient } from '../helpers/app.js';
 import { makeTenant, uniq } from '../helpers/factories.js';
@@ -27,8 +27,25 @@ test('outcomes written together: each recorded with its own values, a taken-over
     assert.equal(r.body.status, 'queued', JSON.stringify(r.body));
     mine.push(r.body.sendId);
   }
-  // Other test files on a shared database may have left due sends: they are claimed too, and ignored.
-  const claimed = (await claimDueSends(t.db, Date.now() + 1000, 60_000, 1000)).filter((s) => mine.includes(s.id));
+  // Claimed as a worker would (status sending, attempt 1), only these: other test files on a
+  // shared database may have due sends of their own, which this test must not take.
+  await t.db.kysely
+    .updateTable('sends')
+    .set({ status: 'sending', attempts: 1, lease_until: Date.now() + 60_000 })
+    .where('id', 'in', mine)
+    .execute();
+  const rows = await t.db.kysely.selectFrom('sends').selectAll().where('id', 'in', mine).orderBy('id').execute();
+  const claimed: ClaimedSend[] = rows.map((r) => ({
+    id: r.id,
+    account_id: r.account_id,
+    campaign_id: r.campaign_id,
+    contact_id: r.contact_id,
+    channel: r.channel,
+    attempts: 1,
+    due_at: Number(r.due_at),
+    test: false,
+    triggerData: null,
+  }));
   assert.equal(claimed.length, 6);
   const [lost, ...ours] = claimed;
   // Another worker took `lost` over meanwhile (its claim bumped the attempt).
@@ -47,8 +64,8 @@ test('outcomes written together: each recorded with its own values, a taken-over
   );
   assert.deepEqual(recorded, [false, true, true, true, true, true]);
 
-  const rows = await t.db.kysely.selectFrom('sends').selectAll().where('id', 'in', mine).execute();
-  const byId = new Map(rows.map((r) => [r.id, r]));
+  const after = await t.db.kysely.selectFrom('sends').selectAll().where('id', 'in', mine).execute();
+  const byId = new Map(after.map((r) => [r.id, r]));
   assert.equal(byId.get(lost!.id)!.status, 'sending', 'the newer attempt is not overwritten');
   ours.forEach((send, j) => {
     const i = j + 1;
