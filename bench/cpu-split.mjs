@@ -28,7 +28,7 @@ const STEPS = [
     (url, fn) =>
       /src\/dispatcher\/outcome/.test(url) || /^(recordDelivered|recordSent|recordSentMany|markSent|fail|finishUndelivered)$/.test(fn),
   ],
-  ['commit (group commit: BEGIN/SAVEPOINT/RELEASE/COMMIT, fsync included)', (url) => /src\/db\/transaction\.ts/.test(url)],
+  ['commit (group commit: BEGIN/SAVEPOINT/RELEASE/COMMIT, fsync included)', (url) => /src\/db\/transaction\.[jt]s/.test(url)],
   ['bench harness (queueing the burst, polling)', (url) => /\/bench\//.test(url)],
   ['rendering', (url) => /src\/rendering\/|render-request|liquidjs|email-links|unsubscribe-token|src\/signing/.test(url)],
   [
@@ -50,6 +50,7 @@ const STEPS = [
       ),
   ],
 ];
+const API = /fastify|light-my-request|src\/http\/|src\/modules\/sends\/(trigger|sends\.routes)|src\/modules\/contacts\/contacts\.routes/;
 const DATABASE = /kysely|better-sqlite3|src\/db\//;
 
 function step(id) {
@@ -58,6 +59,8 @@ function step(id) {
   const leaf = stack[0].functionName;
   if (leaf === '(idle)') return undefined;
   if (leaf === '(garbage collector)') return 'other: garbage collector';
+  // A process that also serves the API (the sustained line): its requests are a step of their own.
+  if (stack.some((frame) => API.test(frame.url))) return 'API requests (HTTP, trigger; their commits are in commit)';
   for (const frame of stack) for (const [name, test] of STEPS) if (test(frame.url, frame.functionName)) return name;
   if (stack.some((frame) => DATABASE.test(frame.url))) return 'database, step not on the stack';
   return leaf === '(program)' ? 'other: (program)' : 'other';

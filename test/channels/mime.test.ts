@@ -10,7 +10,11 @@ import { buildMime } from '../../src/channels/email/mime.js';
 const words = 'word '.repeat(5000);
 const BODIES: { name: string; text: string; html?: string }[] = [
   { name: 'short ASCII (7bit)', text: 'hello', html: '<p>hello</p>' },
-  { name: 'accents, trailing whitespace, long lines (quoted-printable)', text: `héllo ${'x'.repeat(200)}  \n trailing   \n`, html: `<p>Ünï ${'y'.repeat(300)}</p>\n` },
+  {
+    name: 'accents, trailing whitespace, long lines (quoted-printable)',
+    text: `héllo ${'x'.repeat(200)}  \n trailing   \n`,
+    html: `<p>Ünï ${'y'.repeat(300)}</p>\n`,
+  },
   { name: 'longer than an encoder slice', text: words, html: `<div>${words}</div>` },
   { name: 'mostly non-Latin (base64)', text: '日本語のテキスト'.repeat(300), html: `<p>${'日本語'.repeat(2000)}</p>` },
   { name: 'text only, bare CR and LF, whitespace-only line', text: `a\r\nb\rc\nd\t \t\n${' '.repeat(100)}` },
