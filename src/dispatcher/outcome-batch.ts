@@ -1,4 +1,4 @@
-import type { Db } from '../db/connect.js';
+import { type Db, PRIORITY_POOL_SIZE } from '../db/connect.js';
 import { inPriorityStatement } from '../db/transaction.js';
 import { type ClaimedSend, type Delivered, markSentMany } from './dispatch.repo.js';
 
@@ -14,32 +14,41 @@ interface Waiting {
  * Writes the outcomes of delivered sends (those with nothing else to write in their
  * transaction) as a group commit of their own: one statement for every outcome waiting.
  *
- * Nothing waits on purpose. With no write under way an outcome is written at once, alone; while
- * one is under way, the outcomes that arrive meanwhile wait for it (they would have waited for
- * the database anyway) and then go together, in one priority statement: one savepoint and one
- * commit on SQLite, one round trip on PostgreSQL, for the whole group. The window between the
- * server's acceptance and the record (docs/decisions.md, Sends and delivery) is never longer
- * than one write ahead of it, as before, and the cost per send falls as the rate rises.
+ * Nothing waits on purpose. While a write is free an outcome is written at once, alone; while
+ * every write is under way (one on SQLite), the outcomes that arrive meanwhile wait for one
+ * (they would have waited for the database anyway) and then go together, in one priority
+ * statement: one savepoint and one commit on SQLite, one round trip on PostgreSQL, for the whole
+ * group. The window between the server's acceptance and the record (docs/decisions.md, Sends
+ * and delivery) is never longer than one write ahead of it, as before, and the cost per send
+ * falls as the rate rises.
  */
 export class OutcomeBatch {
   private waiting: Waiting[] = [];
-  private writing = false;
+  private writers = 0;
+  /**
+   * Writes under way at once: on PostgreSQL as many as its priority connections, so an outcome
+   * never waits for another's round trip while a connection is free (as before the grouping);
+   * on SQLite one, as there is one connection and one commit queue.
+   */
+  private readonly maxWriters: number;
 
   /** Most outcomes in one statement: 6 bound values each stays far below either engine's limit. */
   static readonly MAX = 256;
 
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: Db) {
+    this.maxWriters = db.engine === 'postgres' ? PRIORITY_POOL_SIZE : 1;
+  }
 
   /** Resolves once the outcome is durable: true when it was recorded, false when the claim was no longer ours. */
   record(send: ClaimedSend, result: Delivered, now: number): Promise<boolean> {
     return new Promise<boolean>((resolve, reject) => {
       this.waiting.push({ send, result, now, resolve, reject });
-      if (!this.writing) void this.writeWaiting();
+      if (this.writers < this.maxWriters) void this.writeWaiting();
     });
   }
 
   private async writeWaiting(): Promise<void> {
-    this.writing = true;
+    this.writers++;
     while (this.waiting.length > 0) {
       let group: Waiting[] = [];
       try {
@@ -57,6 +66,6 @@ export class OutcomeBatch {
         for (const item of group) item.reject(err);
       }
     }
-    this.writing = false;
+    this.writers--;
   }
 }
