@@ -21,6 +21,8 @@ declare module 'autocannon' {
       amount?: number;
       timeout?: number;
       pipelining?: number;
+      /** Requests per second across all connections (a fixed rate instead of as fast as possible). */
+      overallRate?: number;
       requests?: Request[];
     }
     interface Histogram {
@@ -41,6 +43,7 @@ declare module 'autocannon' {
       errors: number;
       timeouts: number;
       non2xx: number;
+      '2xx': number;
       statusCodeStats: Record<string, { count: number }>;
     }
   }

@@ -9,7 +9,8 @@
  * the claim counts as claim). Profiles have no async stacks: work resumed after an await shows
  * only the frames since then, which is why group-commit statements are a step of their own.
  * A thread blocked in a system call (fsync, socket write) is sampled as busy in that call.
- * LEAF=name limits the split to samples whose leaf function has that name.
+ * LEAF=name limits the split to samples whose leaf function has that name; STEP=text, the top
+ * self time to samples of the steps whose name holds that text (e.g. STEP=MIME).
  */
 import { readFileSync } from 'node:fs';
 
@@ -21,14 +22,15 @@ for (const n of profile.nodes) for (const c of n.children ?? []) parentOf.set(c,
 
 const nodemailer = (parts) => new RegExp(`nodemailer/dist/\\w+/(${parts})/`);
 const STEPS = [
-  ['claim (and lease renewals)', (url) => /src\/dispatcher\/(claim|leases)\.ts/.test(url)],
-  ['outcome write', (url, fn) => /src\/dispatcher\/outcome\.ts/.test(url) || fn === 'recordDelivered' || fn === 'fail'],
-  ['commit (group commit: BEGIN/SAVEPOINT/RELEASE/COMMIT, fsync included)', (url) => /src\/db\/transaction\.ts/.test(url)],
-  ['bench harness (queueing the burst, polling)', (url) => /\/bench\//.test(url)],
+  ['claim (and lease renewals)', (_url, fn) => /^(claimDueSends|renewSendLeases|nextDueAt)$/.test(fn) || /src\/jobs\/runner/.test(_url)],
   [
-    'rendering',
-    (url) => /email-render|src\/templates\/|liquidjs|email-links|unsubscribe-token|html-to-text|channels\/variables|src\/signing/.test(url),
+    'outcome write',
+    (url, fn) =>
+      /src\/dispatcher\/outcome/.test(url) || /^(recordDelivered|recordSent|recordSentMany|markSent|fail|finishUndelivered)$/.test(fn),
   ],
+  ['commit (group commit: BEGIN/SAVEPOINT/RELEASE/COMMIT, fsync included)', (url) => /src\/db\/transaction\.[jt]s/.test(url)],
+  ['bench harness (queueing the burst, polling)', (url) => /\/bench\//.test(url)],
+  ['rendering', (url) => /src\/rendering\/|render-request|liquidjs|email-links|unsubscribe-token|src\/signing/.test(url)],
   [
     'MIME build',
     (url) =>
@@ -43,9 +45,12 @@ const STEPS = [
     'due-time checks',
     (url, fn) =>
       fn === 'checkAtDueTime' ||
-      /campaigns\.(service|repo)|contacts\.(service|repo)|recipient-rules|sends\.repo|whatsapp-credentials/.test(url),
+      /due-checks|campaigns\.(service|repo)|contacts\.(service|repo)|recipient-rules|suppressions|sends\.repo|whatsapp-credentials/.test(
+        url,
+      ),
   ],
 ];
+const API = /fastify|light-my-request|src\/http\/|src\/modules\/sends\/(trigger|sends\.routes)|src\/modules\/contacts\/contacts\.routes/;
 const DATABASE = /kysely|better-sqlite3|src\/db\//;
 
 function step(id) {
@@ -54,6 +59,8 @@ function step(id) {
   const leaf = stack[0].functionName;
   if (leaf === '(idle)') return undefined;
   if (leaf === '(garbage collector)') return 'other: garbage collector';
+  // A process that also serves the API (the sustained line): its requests are a step of their own.
+  if (stack.some((frame) => API.test(frame.url))) return 'API requests (HTTP, trigger; their commits are in commit)';
   for (const frame of stack) for (const [name, test] of STEPS) if (test(frame.url, frame.functionName)) return name;
   if (stack.some((frame) => DATABASE.test(frame.url))) return 'database, step not on the stack';
   return leaf === '(program)' ? 'other: (program)' : 'other';
@@ -73,6 +80,7 @@ profile.samples.forEach((id, i) => {
   if (name === undefined || (process.env.LEAF && frame.functionName !== process.env.LEAF)) return;
   total++;
   steps.set(name, (steps.get(name) ?? 0) + 1);
+  if (process.env.STEP && !name.includes(process.env.STEP)) return;
   const where = frame.url.replace(/.*node_modules\//, '').replace(/^file:\/\/.*?\/(src|bench|test)\//, '$1/');
   const key = `${frame.functionName || '(anonymous)'} ${where}${frame.lineNumber >= 0 ? `:${frame.lineNumber + 1}` : ''}`;
   selfTime.set(key, (selfTime.get(key) ?? 0) + 1);

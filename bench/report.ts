@@ -3,6 +3,7 @@ import type { LoadResult } from './load.js';
 import type { Kind } from './scenarios/api.js';
 import type { CeilingResult } from './scenarios/ceiling.js';
 import type { DispatchResult } from './scenarios/dispatch.js';
+import type { SustainedResult } from './scenarios/sustained.js';
 
 /** The targets (never a failing exit: a miss is printed, the run still succeeds). */
 export const TARGETS = {
@@ -21,6 +22,8 @@ export const TARGETS = {
     dispatchPerSecond: undefined as number | undefined,
     dispatchOfCeiling: undefined as number | undefined,
   },
+  /** The sustained line (issue 9): immediate triggers per second that one process keeps up with, SQLite. */
+  sustainedTriggersPerSecond: 600,
   writeP99Ms: 25,
   dispatchP99Ms: 1000,
 };
@@ -137,6 +140,28 @@ export function dispatchRow(engine: Engine, result: DispatchResult, paced: boole
     target: targets.join(', '),
     verdict: targets.length === 0 && clean ? '' : ok && clean ? 'PASS' : 'MISS',
     note: `${result.cpuMsPerSend.toFixed(1)} ms CPU per send${clean ? '' : `; ${result.failed} not sent, ${result.missing} missing at the sink`}`,
+  };
+}
+
+/** One rate of the sustained line; PASS on the row of the highest rate held when that is ≥ the target. */
+export function sustainedRow(result: SustainedResult, best: number | undefined): Row {
+  const isBest = result.rate === best;
+  return {
+    name: `sustained: ${fmt(result.rate)} triggers/s for ${result.seconds} s`,
+    rate: result.acceptedPerSecond,
+    p50: result.p50,
+    p99: result.p99,
+    target: isBest ? `≥${TARGETS.sustainedTriggersPerSecond}/s` : '',
+    verdict: isBest ? (result.rate >= TARGETS.sustainedTriggersPerSecond ? 'PASS' : 'MISS') : '',
+    note: [
+      result.pass ? 'held' : 'not held',
+      `backlog max ${fmt(result.maxBacklog)}, ${fmt(result.backlogAtEnd)} at the end`,
+      `${result.cpuMsPerTrigger.toFixed(1)} ms CPU per trigger`,
+      result.refused > 0 ? `${result.refused} refused or failed` : '',
+      result.unsent > 0 ? `${result.unsent} not sent 60 s later` : '',
+    ]
+      .filter(Boolean)
+      .join('; '),
   };
 }
 

@@ -14,6 +14,8 @@ export interface Config {
   readonly secret: string;
   readonly publicUrl: string;
   readonly smtpUrl: string | undefined;
+  /** Pooled SMTP connections of one process (a `maxConnections` in SMTP_URL still wins: nodemailer reads it). */
+  readonly smtpPoolSize: number;
   readonly whatsappApiUrl: string;
   readonly webhookAllowPrivate: boolean;
   readonly rateLimitPerSecond: number;
@@ -34,6 +36,12 @@ export interface Config {
 
 export class ConfigError extends Error {}
 
+/**
+ * SMTP connections per process. Five keep a local relay busy with 32 sends in flight
+ * (docs/performance.md); more help a remote server with a long round trip, if it allows them.
+ */
+export const DEFAULT_SMTP_POOL_SIZE = 5;
+
 type Env = Record<string, string | undefined>;
 
 export function loadConfig(env: Env = process.env): Config {
@@ -52,6 +60,7 @@ export function loadConfig(env: Env = process.env): Config {
     secret: env.HERALD_SECRET || readOrCreateSecret(dataDir),
     publicUrl: (env.PUBLIC_URL || `http://${host}:${port}`).replace(/\/+$/, ''),
     smtpUrl: smtpUrl(env),
+    smtpPoolSize: intVar(env, 'SMTP_POOL_SIZE', DEFAULT_SMTP_POOL_SIZE, 1, 100),
     whatsappApiUrl: (env.WHATSAPP_API_URL || 'https://graph.facebook.com/v21.0').replace(/\/+$/, ''),
     webhookAllowPrivate: boolVar(env, 'WEBHOOK_ALLOW_PRIVATE', false),
     rateLimitPerSecond: intVar(env, 'RATE_LIMIT_PER_SECOND', 50, 1, 1_000_000),

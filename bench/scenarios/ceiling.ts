@@ -1,5 +1,6 @@
 import nodemailer, { type Transporter } from 'nodemailer';
 import MailComposer from 'nodemailer/lib/mail-composer';
+import { smtpPoolOptions } from '../../src/channels/email/smtp.js';
 import type { Config } from '../../src/config.js';
 import type { Db } from '../../src/db/connect.js';
 import { findCampaign } from '../../src/modules/campaigns/campaigns.service.js';
@@ -10,8 +11,6 @@ import { renderEmail } from '../../src/rendering/email.js';
 import type { Fixtures } from '../fixtures.js';
 import { percentile } from './dispatch.js';
 
-/** Herald's pool size when SMTP_URL names none (src/channels/email/smtp.ts). */
-export const HERALD_POOL_CONNECTIONS = 5;
 /** Herald's dispatcher keeps this many sends in flight (its default concurrency). */
 export const IN_FLIGHT = 32;
 
@@ -51,13 +50,16 @@ export async function buildMessage(db: Db, config: Config, fixtures: Fixtures): 
 }
 
 /**
- * The ceiling: a bare nodemailer pool (Herald's pool options, the same SMTP_URL, so the same
- * number of connections) sending `count` copies of an already-built message, `IN_FLIGHT` at a
+ * The ceiling: a bare nodemailer pool (Herald's pool options from the same config: SMTP_URL and
+ * SMTP_POOL_SIZE, so the same number of connections) sending `count` copies of an already-built message, `IN_FLIGHT` at a
  * time, as fast as the sink takes them. Nothing is read or written besides the SMTP traffic.
  */
-export async function benchCeiling(smtpUrl: string, message: BuiltMessage, count: number): Promise<CeilingResult> {
-  // As in smtp.ts; a ?maxConnections= in the URL overrides the default here as it does there.
-  const transport = nodemailer.createTransport({ url: smtpUrl, pool: true, maxConnections: HERALD_POOL_CONNECTIONS, maxMessages: 1000 });
+export async function benchCeiling(
+  config: Pick<Config, 'smtpUrl' | 'smtpPoolSize'>,
+  message: BuiltMessage,
+  count: number,
+): Promise<CeilingResult> {
+  const transport = nodemailer.createTransport(smtpPoolOptions(config));
   try {
     // Unmeasured: opens the pool's connections.
     await sendAll(transport, message, IN_FLIGHT);

@@ -87,7 +87,7 @@ function withStatementCache(file: SqliteDatabase.Database): SqliteDatabaseLike {
 }
 
 /** Connections for priority writes on PostgreSQL: outcomes and lease renewals of one worker. */
-const PRIORITY_POOL_SIZE = 4;
+export const PRIORITY_POOL_SIZE = 4;
 
 function openPostgres(url: string, poolSize: number): Db {
   const pool = new pg.Pool({ connectionString: url, max: poolSize });

@@ -164,6 +164,28 @@ export async function recordSent(
   });
 }
 
+/**
+ * Marks many delivered sends sent in one fenced statement (outcome-batch.ts runs it as a priority
+ * statement, like recordSent): an UPDATE ... FROM a list of values, each row fenced by its own
+ * attempt number. Answers the ids recorded (the others' claims were taken over).
+ */
+export async function markSentMany(tx: Tx, outcomes: { send: ClaimedSend; result: Delivered; now: number }[]): Promise<Set<string>> {
+  // Typed values: PostgreSQL takes an untyped parameter in VALUES for text. The columns of a
+  // VALUES list are column1, column2 ... on both engines.
+  const rows = outcomes.map(
+    ({ send, result, now }) =>
+      sql`(cast(${send.id} as text), cast(${send.attempts} as integer), cast(${result.to} as text), cast(${result.providerMessageId} as text), cast(${result.delivered ? now : null} as bigint), cast(${now} as bigint))`,
+  );
+  const updated = await sql<{ id: string }>`
+    update sends
+       set status = 'sent', to_address = v.column3, provider_message_id = v.column4, processed_at = v.column6,
+           delivered_at = v.column5, sent_at = v.column6, reason = null, lease_until = null, updated_at = v.column6
+      from (values ${sql.join(rows)}) as v
+     where sends.id = v.column1 and sends.status = 'sending' and sends.attempts = v.column2
+    returning id`.execute(tx);
+  return new Set(updated.rows.map((row) => row.id));
+}
+
 async function markSent(tx: Tx, send: ClaimedSend, result: Delivered, now: number): Promise<boolean> {
   const updated = await fenced(tx, send)
     .set({

@@ -13,6 +13,7 @@ import type { SendOutcome } from '../ops/metrics.js';
 import { recordBounce } from './bounces.js';
 import { type ClaimedSend, claimDueSends, finishUndelivered, nextDueAt, recordSent, renewSendLeases, requeue } from './dispatch.repo.js';
 import { checkAtDueTime, type Verdict } from './due-checks.js';
+import { OutcomeBatch } from './outcome-batch.js';
 
 export interface DispatcherOptions {
   db: Db;
@@ -72,9 +73,11 @@ export class Dispatcher {
   private readonly runner: JobRunner<ClaimedSend, DueChecks>;
   private readonly retry: RetrySchedule;
   private readonly now: () => number;
+  private readonly outcomes: OutcomeBatch;
 
   constructor(private readonly options: DispatcherOptions) {
     const { db } = options;
+    this.outcomes = new OutcomeBatch(db);
     const concurrency = options.concurrency ?? 32;
     this.retry = { ...SEND_RETRY, maxAttempts: options.maxAttempts ?? 10 };
     this.now = options.now ?? Date.now;
@@ -200,7 +203,9 @@ export class Dispatcher {
     const alsoInTx = send.test ? undefined : this.options.sentInTx?.({ send, campaign, contact, now });
     for (let attempt = 1; ; attempt++) {
       try {
-        const recorded = await recordSent(db, send, { to, ...receipt }, now, alsoInTx);
+        const result = { to, ...receipt };
+        // Outcomes with webhooks to queue keep a transaction of their own; the others share a write.
+        const recorded = alsoInTx ? await recordSent(db, send, result, now, alsoInTx) : await this.outcomes.record(send, result, now);
         this.options.metrics?.sendFinished(send.channel, recorded ? 'sent' : 'lease_lost', now - send.due_at);
         if (recorded) this.options.afterSent?.({ send, campaign });
         else logger.warn({ sendId: send.id }, 'send delivered after its lease was taken over');

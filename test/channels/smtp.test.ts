@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { DeliveryError } from '../../src/channels/channel.js';
 import { type Channels, createChannels } from '../../src/channels/transports.js';
+import { ConfigError, DEFAULT_SMTP_POOL_SIZE, loadConfig } from '../../src/config.js';
 import { unsubscribeUrl } from '../../src/modules/unsubscribe/unsubscribe-token.js';
 import { EMAIL_FOOTER_TEXT } from '../../src/rendering/email.js';
 import { SmtpSink } from '../fakes/smtp-sink.js';
@@ -33,6 +34,32 @@ async function emailDelivery(settings: Parameters<typeof insertCampaign>[2] = {}
 }
 
 describe('email over SMTP', () => {
+  test('SMTP_POOL_SIZE bounds the connections a process opens to the server', async () => {
+    assert.equal(t.config.smtpPoolSize, DEFAULT_SMTP_POOL_SIZE);
+    const pooled = createChannels({ ...t.config, smtpPoolSize: 2 }, t.db, log.logger);
+    try {
+      const requests = await Promise.all(Array.from({ length: 6 }, () => emailDelivery()));
+      const before = sink.messages.length;
+      // A slow server: every message waits, so all six want a connection at once.
+      sink.stallFor(200);
+      await Promise.all(requests.map((request) => pooled.email.deliver(request)));
+      const sessions = new Set((await sink.waitFor(before + 6)).slice(before).map((mail) => mail.sessionId));
+      assert.equal(sessions.size, 2);
+    } finally {
+      await pooled.close();
+    }
+  });
+
+  test('SMTP_POOL_SIZE is a whole number from 1 to 100', () => {
+    const env = { DATA_DIR: t.config.dataDir, HERALD_SECRET: t.config.secret };
+    assert.equal(loadConfig({ ...env, SMTP_POOL_SIZE: '12' }).smtpPoolSize, 12);
+    for (const bad of ['0', '101', '2.5', 'five'])
+      assert.throws(
+        () => loadConfig({ ...env, SMTP_POOL_SIZE: bad }),
+        (err: Error) => err instanceof ConfigError && err.message === `SMTP_POOL_SIZE must be a whole number from 1 to 100, got '${bad}'`,
+      );
+  });
+
   test('arrives with HTML and text parts, personalised, from the campaign sender to the primary email', async () => {
     const request = await emailDelivery({
       subject: 'Hi {{ contact.name }}',

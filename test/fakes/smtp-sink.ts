@@ -17,6 +17,8 @@ export interface ReceivedEmail {
   messageId: string | null;
   /** Date.now() when the sink accepted it (just before its 250 reply). */
   receivedAt: number;
+  /** The SMTP session (one per client connection) it came on. */
+  sessionId: string;
 }
 
 /**
@@ -148,6 +150,7 @@ export class SmtpSink {
       headers,
       messageId: parsed.messageId ?? null,
       receivedAt: Date.now(),
+      sessionId: session.id,
     });
     const ready = this.waiters.filter((w) => this.messages.length >= w.count);
     this.waiters = this.waiters.filter((w) => this.messages.length < w.count);

@@ -3,23 +3,27 @@ import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
 import type { RenderedEmail } from '../../rendering/email.js';
 import { DeliveryError, type DeliveryReceipt, type DeliveryRequest, type Transport } from '../channel.js';
+import { buildMime } from './mime.js';
 import { renderEmailOf } from './render-request.js';
 
 /**
- * Pool settings. Five connections reach ~320–370 messages/s to a local server (design.md);
- * a connection is replaced after 1,000 messages rather than nodemailer's 100, since
+ * Pool settings besides its size (SMTP_POOL_SIZE, config.ts). A connection is replaced after 1,000 messages rather than nodemailer's 100, since
  * reconnecting costs a TCP (and TLS) handshake each time. The timeouts are much shorter than
  * nodemailer's defaults (2 min connect, 10 min idle socket) so a dead server turns into a
  * temporary failure well within a dispatcher lease.
  */
 const POOL = {
   pool: true,
-  maxConnections: 5,
   maxMessages: 1000,
   connectionTimeout: 10_000,
   greetingTimeout: 10_000,
   socketTimeout: 60_000,
 } as const;
+
+/** The pooled transport's options: SMTP_URL (whose query can still set nodemailer options) and the pool size. */
+export function smtpPoolOptions(config: Pick<Config, 'smtpUrl' | 'smtpPoolSize'>) {
+  return { url: config.smtpUrl, ...POOL, maxConnections: config.smtpPoolSize };
+}
 
 /** Error codes of a connection that failed, not of a message that was refused: worth a retry. */
 const NETWORK_CODES = new Set([
@@ -43,17 +47,20 @@ const NETWORK_CODES = new Set([
  * Email over SMTP through one pooled nodemailer transport (smtp:// or smtps:// from SMTP_URL).
  * The URL carries credentials: it is handed to nodemailer and never logged.
  */
-export function createSmtpTransport(config: Pick<Config, 'smtpUrl' | 'publicUrl' | 'secret'>, logger: Logger): Transport {
+export function createSmtpTransport(config: Pick<Config, 'smtpUrl' | 'smtpPoolSize' | 'publicUrl' | 'secret'>, logger: Logger): Transport {
   if (!config.smtpUrl) throw new Error('SMTP_URL is not set');
-  const transport = nodemailer.createTransport({ url: config.smtpUrl, ...POOL });
+  const transport = nodemailer.createTransport(smtpPoolOptions(config));
 
   return {
     async deliver(request: DeliveryRequest): Promise<DeliveryReceipt> {
       const email = await renderEmailOf(config, request);
       try {
-        const info = await transport.sendMail(toMailOptions(email));
-        logger.debug({ sendId: request.send.id, messageId: info.messageId }, 'email accepted by smtp server');
-        return { providerMessageId: info.messageId, delivered: info.accepted.length > 0 };
+        // Built here in one go and handed over as raw bytes: the same message nodemailer would
+        // build from the parts, at a third of the CPU and in one socket write (mime.ts).
+        // The Message-ID rides along so nodemailer does not make one up for the raw message.
+        const info = await transport.sendMail({ ...buildMime(toMailOptions(email)), messageId: email.messageId });
+        logger.debug({ sendId: request.send.id, messageId: email.messageId }, 'email accepted by smtp server');
+        return { providerMessageId: email.messageId, delivered: info.accepted.length > 0 };
       } catch (err) {
         throw smtpFailure(err as NodemailerError);
       }
