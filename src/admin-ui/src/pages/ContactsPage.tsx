@@ -156,11 +156,7 @@ export function ContactsPage() {
           <div className="pager">
             <p className="muted" role="status">
               Showing {contacts.items.length} of{' '}
-              {total.data ? (
-                <strong className="contacts-total">{total.data.count.toLocaleString('en')}</strong>
-              ) : (
-                <span>…</span>
-              )}{' '}
+              {total.data ? <strong className="contacts-total">{total.data.count.toLocaleString('en')}</strong> : <span>…</span>}{' '}
               {total.data?.count === 1 ? 'contact' : 'contacts'}
             </p>
             {contacts.hasMore && (

@@ -112,8 +112,13 @@ export function ContactImportPage() {
         </h2>
         <div className="field">
           <label htmlFor="import-csv">CSV file</label>
-          <input id="import-csv" type="file" accept=".csv,text/csv" disabled={running || fields.loading || kpis.loading}
-            onChange={(e) => choose(e.target.files?.[0])} />
+          <input
+            id="import-csv"
+            type="file"
+            accept=".csv,text/csv"
+            disabled={running || fields.loading || kpis.loading}
+            onChange={(e) => choose(e.target.files?.[0])}
+          />
         </div>
         {parseError && (
           <p className="alert alert--error" role="alert">
