@@ -136,7 +136,7 @@ export function ContactImportPage() {
             {parsed.rows.length} {parsed.rows.length === 1 ? 'row' : 'rows'} in {parsed.fileName}. Empty cells are left out: an import never
             clears a value. Tags: several in one cell, separated by commas.
           </p>
-          <div className="table-wrap">
+          <div className="table-wrap table-wrap--scroll">
             <table className="table table--compact">
               <caption className="visually-hidden">Column mapping and the first rows</caption>
               <thead>
@@ -222,7 +222,7 @@ function ImportReport({ run }: { run: Run }) {
         </p>
       )}
       {run.problems.length > 0 && (
-        <div className="table-wrap">
+        <div className="table-wrap table-wrap--scroll">
           <table className="table table--compact">
             <caption className="visually-hidden">Row errors and warnings</caption>
             <thead>
