@@ -119,9 +119,10 @@ describe('admin panel: contacts at scale (search, count, CSV import and export)'
     await screenshot(page, 'contacts-import-done');
     assert.equal((await countContacts(h.db, user.accountId, {})).count, 2 + ROWS - 2);
 
-    await page.goto(`/admin/contacts?q=${marker}&tag=csv`);
+    // Every created row holds the marker in its name or email (rows 5 and 12 were refused).
+    await page.goto(`/admin/contacts?q=${marker}`);
     await status()
-      .getByText(`Showing 50 of ${(ROWS - 3).toLocaleString('en')} contacts`)
+      .getByText(`Showing 50 of ${(ROWS - 2).toLocaleString('en')} contacts`)
       .waitFor();
   });
 
