@@ -1,4 +1,4 @@
-import { Readable } from 'node:stream';
+import { pipeline, Readable } from 'node:stream';
 import { stringify } from 'csv-stringify';
 import { EXPORT_COLUMNS } from '../../contract/admin/contact-csv.js';
 import type { ContactListItem } from '../contacts/contacts.admin.service.js';
@@ -30,6 +30,7 @@ export function contactsCsv(contacts: AsyncIterable<ContactListItem>): Readable 
     })(),
   );
   const csv = stringify({ header: true, columns: [...EXPORT_COLUMNS], bom: true, record_delimiter: '\r\n' });
-  rows.on('error', (err) => csv.destroy(err));
-  return rows.pipe(csv);
+  // pipeline, not pipe: a client that goes away destroys csv, which stops the reads too.
+  pipeline(rows, csv, () => undefined);
+  return csv;
 }
