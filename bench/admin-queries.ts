@@ -267,7 +267,7 @@ function measures(db: Db, s: Seeded): Measure[] {
   };
   return [
     { name: 'contact search by email', run: async () => nonEmpty(await searchContacts(db, accountId, { q: someEmail() })) },
-    { name: 'contact search by name prefix', run: async () => nonEmpty(await searchContacts(db, accountId, { q: somePrefix() })) },
+    { name: 'contact search by name text', run: async () => nonEmpty(await searchContacts(db, accountId, { q: somePrefix() })) },
     // Text inside an email: the run's id is in every bench email, so the page fills at once.
     { name: 'contact search, part of an email', run: async () => nonEmpty(await searchContacts(db, accountId, { q: `-${s.run}@` })) },
     // Worst case of the substring scan: nothing matches, every name and email is read.

@@ -123,7 +123,7 @@ export function tagCondition(accountId: string, tag: string): ContactCondition {
  * The account's contacts meeting every condition, newest first, one keyset page. The index
  * contacts_list (account_id, archived, created_at, id, name, opted_out) gives that order and
  * every column read here, so a page reads about `limit` index entries when the conditions are
- * common; an address search is a primary-key look-up instead (see queryCondition).
+ * common; a phone search is a primary-key look-up instead (see queryCondition).
  */
 export async function pageContacts(
   db: Queryable,
