@@ -18,9 +18,14 @@ export async function up(db: Kysely<any>): Promise<void> {
   const { rows } = await sql`select 1 from pg_available_extensions where name = 'pg_trgm'`.execute(db);
   if (rows.length === 0) return;
   await sql`create extension if not exists pg_trgm`.execute(db);
+  // The operator class lives in the schema the extension was installed in, which need not be
+  // on this database's search_path (Herald's tables in a schema of their own): named in full.
+  const { rows: installed } = await sql<{ schema: string }>`
+    select n.nspname as schema from pg_extension e join pg_namespace n on n.oid = e.extnamespace where e.extname = 'pg_trgm'`.execute(db);
+  const ops = sql`${sql.id(installed[0]!.schema)}.gin_trgm_ops`;
   // lower(name): the search compares names lowercased on PostgreSQL; emails are stored lowercased.
-  await sql`create index contacts_name_trgm on contacts using gin (lower(name) gin_trgm_ops)`.execute(db);
-  await sql`create index contact_emails_email_trgm on contact_emails using gin (email gin_trgm_ops)`.execute(db);
+  await sql`create index contacts_name_trgm on contacts using gin (lower(name) ${ops})`.execute(db);
+  await sql`create index contact_emails_email_trgm on contact_emails using gin (email ${ops})`.execute(db);
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
