@@ -165,6 +165,13 @@ export function buildAdminDocument(routes: DocumentedRoute[], options: { version
         ...(isEmpty(body) ? {} : { content: { 'application/json': { schema: body } } }),
       };
     }
+    // A file download (a CSV export) declares `produces` and no response schema.
+    const produces = (schema as { produces?: string[] }).produces;
+    if (produces)
+      responses['200'] = {
+        description: summary,
+        content: Object.fromEntries(produces.map((type) => [type, { schema: { type: 'string' } }])),
+      };
     operation.responses = responses;
     // What the route answers: declared with documented(), or its shared errors and the table's.
     operation[DOC_EXTENSION] = described[DOC_EXTENSION] ?? {

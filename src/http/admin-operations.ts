@@ -170,6 +170,28 @@ export const ADMIN_OPERATIONS: Record<string, AdminOperation> = {
     errors: ['CAMPAIGN_NOT_FOUND'],
   },
   'GET /contacts': { summary: 'Search contacts', description: 'Contacts by text, tag, archived and opt-out state, one page at a time.' },
+  'GET /contacts/count': {
+    summary: 'Count contacts',
+    description: 'How many contacts match the filters of `GET /contacts` (`q`, `tag`, `archived`, `optedOut`), all pages together.',
+  },
+  'GET /contacts/export': {
+    summary: 'Export contacts as CSV',
+    description:
+      'The contacts matching the filters of `GET /contacts`, newest first, as a CSV file (streamed; UTF-8 with a byte order mark). ' +
+      "Columns: id, name, email, phone, tags, archived, opted_out, created_at. A cell starting with =, +, - or @ gets a ' in front.",
+  },
+  'POST /contacts/import': {
+    summary: 'Import contacts (CSV rows)',
+    description:
+      'Up to 1,000 `POST /api/leads` bodies (the rows of a CSV file the panel mapped), each written exactly as that call writes it. ' +
+      'Answers one result per row: the status and body that call would have answered. With `dryRun` nothing is kept.',
+    errors: [{ code: 'VALIDATION', details: [{ path: '/items', message: 'must be a list of 1 to 1000 items' }] }],
+  },
+  'GET /segments/{id}/export': {
+    summary: "Export a segment's contacts as CSV",
+    description: 'The contacts matching the segment now, as `GET /contacts/export` writes them.',
+    errors: ['SEGMENT_NOT_FOUND'],
+  },
   'GET /contacts/{id}': {
     summary: 'A contact',
     description: "The contact's profile: identifiers, tags, fields, KPIs, metadata, notes.",

@@ -53,6 +53,7 @@ const ROUTES: Record<string, (s: Seeded) => string[]> = {
     `/campaigns/${s.campaignId}?tab=webhooks`,
   ],
   '/contacts': () => ['/contacts'],
+  '/contacts/import': () => ['/contacts/import'],
   '/contacts/:id': (s) => [`/contacts/${s.contactId}`],
   '/segments': () => ['/segments'],
   '/segments/new': () => ['/segments/new'],

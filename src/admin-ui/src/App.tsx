@@ -8,6 +8,7 @@ import { CampaignPage } from './pages/CampaignPage';
 import { CampaignsPage } from './pages/CampaignsPage';
 import { ContactPage } from './pages/ContactPage';
 import { ContactsPage } from './pages/ContactsPage';
+import { ContactImportPage } from './pages/contacts/ContactImportPage';
 import { FieldsPage } from './pages/FieldsPage';
 import { KeysPage } from './pages/KeysPage';
 import { KpisPage } from './pages/KpisPage';
@@ -67,6 +68,7 @@ export function App() {
             <Route path="/campaigns/new" element={<CampaignPage />} />
             <Route path="/campaigns/:id" element={<CampaignPage />} />
             <Route path="/contacts" element={<ContactsPage />} />
+            <Route path="/contacts/import" element={<ContactImportPage />} />
             <Route path="/contacts/:id" element={<ContactPage />} />
             <Route path="/segments" element={<SegmentsPage />} />
             <Route path="/segments/new" element={<SegmentPage />} />

@@ -4,6 +4,7 @@ import type { AppDeps } from '../../deps.js';
 import { AdminDocument, type AdminDocumentSource } from '../../http/admin-openapi.js';
 import { accountAdminRoutes } from '../accounts/accounts.admin.routes.js';
 import { campaignAdminRoutes } from '../campaigns/campaigns.admin.routes.js';
+import { contactCsvAdminRoutes } from '../contact-csv/contact-csv.admin.routes.js';
 import { contactAdminRoutes } from '../contacts/contacts.admin.routes.js';
 import { definitionAdminRoutes } from '../definitions/definitions.admin.routes.js';
 import { keyAdminRoutes } from '../keys/keys.admin.routes.js';
@@ -40,6 +41,7 @@ export const adminApi =
       definitionAdminRoutes,
       campaignAdminRoutes,
       contactAdminRoutes,
+      contactCsvAdminRoutes,
       segmentAdminRoutes,
       outboxAdminRoutes,
       messageFrameAdminRoutes,

@@ -26,10 +26,11 @@ export interface ContactPage {
 }
 
 /**
- * What the contact search's `q` was read as (contacts.admin.service.ts decides): an email or
- * a phone in stored form, `nothing` for an address that cannot exist, or a name word prefix.
+ * What the contact search's `q` was read as (contacts.admin.service.ts decides): a phone in
+ * stored form, `nothing` for a phone that cannot exist, or text found anywhere in the name or
+ * in one of the emails.
  */
-export type ContactQuery = { email: string } | { phone: string } | { namePrefix: string } | 'nothing';
+export type ContactQuery = { phone: string } | { text: string } | 'nothing';
 
 export interface ContactFilter {
   /** true: the archived contacts only; false: the listed ones. */
@@ -46,6 +47,15 @@ const NOTHING = sql`1 = 0`;
 const whereClause = (accountId: string, conditions: ContactCondition[]) =>
   sql.join([sql`c.account_id = ${accountId}`, ...conditions], sql` and `);
 
+/** The conditions of the contact list's filters, shared by its pages, its count and its export. */
+export function filterConditions(accountId: string, engine: Engine, filter: ContactFilter): ContactCondition[] {
+  const conditions: ContactCondition[] = [sql`c.archived = ${filter.archived ? 1 : 0}`];
+  if (filter.optedOut !== undefined) conditions.push(sql`c.opted_out = ${filter.optedOut ? 1 : 0}`);
+  if (filter.tag !== undefined) conditions.push(filter.tag === '' ? NOTHING : tagCondition(accountId, filter.tag));
+  if (filter.query !== undefined) conditions.push(queryCondition(engine, accountId, filter.query));
+  return conditions;
+}
+
 /** `GET /admin/api/contacts`: the contact list with its filters, newest first, one page. */
 export async function searchContacts(
   db: Queryable,
@@ -54,45 +64,50 @@ export async function searchContacts(
   filter: ContactFilter,
   page: { limit: number; after?: Position },
 ): Promise<ContactPage> {
-  const conditions: ContactCondition[] = [sql`c.archived = ${filter.archived ? 1 : 0}`];
-  if (filter.optedOut !== undefined) conditions.push(sql`c.opted_out = ${filter.optedOut ? 1 : 0}`);
-  if (filter.tag !== undefined) conditions.push(filter.tag === '' ? NOTHING : tagCondition(accountId, filter.tag));
-  if (filter.query !== undefined) conditions.push(queryCondition(engine, accountId, filter.query));
-  return pageContacts(db, accountId, conditions, page);
+  return pageContacts(db, accountId, filterConditions(accountId, engine, filter), page);
+}
+
+/** `GET /admin/api/contacts/count`: how many contacts the filters match (same conditions as the pages). */
+export async function countContacts(db: Queryable, accountId: string, engine: Engine, filter: ContactFilter): Promise<number> {
+  const { rows } = await sql<{ n: number | string }>`
+    select count(*) as n from contacts c where ${whereClause(accountId, filterConditions(accountId, engine, filter))}`.execute(
+    kyselyOf(db),
+  );
+  return Number(rows[0]?.n ?? 0);
 }
 
 /**
- * An address names at most one contact: `c.id = (subquery)` makes both engines look it up by
+ * A phone names at most one contact: `c.id = (subquery)` makes both engines look it up by
  * primary key rather than scan the account.
  */
 function queryCondition(engine: Engine, accountId: string, query: ContactQuery): ContactCondition {
   if (query === 'nothing') return NOTHING;
-  if ('email' in query)
-    return sql`c.id = (select contact_id from contact_emails where account_id = ${accountId} and email = ${query.email})`;
   if ('phone' in query)
     return sql`c.id = (select contact_id from contact_phones where account_id = ${accountId} and phone = ${query.phone})`;
-  return namePrefix(engine, query.namePrefix);
+  return textCondition(engine, accountId, query.text);
 }
 
+/** `%`, `_` and the escape character itself are searched for as characters, not wildcards. */
+export const likeSubstring = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
 /**
- * The name starts with q, or a word of it does (after a space or a hyphen): "ada", "love"
- * and "ada love" all find "Ada Lovelace". One LIKE per contact on the name with hyphens made
- * spaces and a space in front, so a word start is always " q". Case: PostgreSQL compares
+ * The text is part of the name or of one of the contact's emails, ignoring case. Emails are
+ * stored lowercased, so the pattern is lowercased for them. Name case: PostgreSQL compares
  * both sides lowercased (lower() knows Unicode); SQLite's LIKE ignores the case of ASCII
  * letters itself (SQLite has no Unicode case folding built in).
  *
- * No index serves a word prefix: the newest-first scan of the account's contacts (the index
- * contacts_list, which holds the names) stops as soon as a page is full, and reads every
- * contact of the account when fewer match. That costs tens of milliseconds at 100,000
- * contacts (bench/admin-queries.ts) and needs no derived data kept in step with every
- * contact write, which a table of name words would.
+ * The emails matching are read once per query (`c.id in (...)`: one pass over the account's
+ * emails, never a seek per contact); the names are read from the index contacts_list during
+ * the newest-first scan, which stops as soon as a page is full. On PostgreSQL, trigram
+ * indexes (migration 0014) serve both LIKEs when the text is rare (docs/decisions.md,
+ * Contacts at scale). bench/admin-queries.ts measures the worst case, a text nobody has.
  */
-function namePrefix(engine: Engine, q: string): ContactCondition {
-  // Hyphens in the search are spaces too, so "jean-luc" still finds "Jean-Luc".
-  const pattern = `% ${q.replace(/-/g, ' ').replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+function textCondition(engine: Engine, accountId: string, text: string): ContactCondition {
+  const pattern = likeSubstring(text);
+  const inEmails = sql`c.id in (select contact_id from contact_emails where account_id = ${accountId} and email like ${pattern.toLowerCase()} escape '\\')`;
   return engine === 'postgres'
-    ? sql`(' ' || replace(lower(c.name), '-', ' ')) like lower(${pattern}) escape '\\'`
-    : sql`(' ' || replace(c.name, '-', ' ')) like ${pattern} escape '\\'`;
+    ? sql`(lower(c.name) like lower(${pattern}) escape '\\' or ${inEmails})`
+    : sql`(c.name like ${pattern} escape '\\' or ${inEmails})`;
 }
 
 /**
@@ -108,7 +123,7 @@ export function tagCondition(accountId: string, tag: string): ContactCondition {
  * The account's contacts meeting every condition, newest first, one keyset page. The index
  * contacts_list (account_id, archived, created_at, id, name, opted_out) gives that order and
  * every column read here, so a page reads about `limit` index entries when the conditions are
- * common; an address search is a primary-key look-up instead (see queryCondition).
+ * common; a phone search is a primary-key look-up instead (see queryCondition).
  */
 export async function pageContacts(
   db: Queryable,

@@ -6,7 +6,7 @@ import { newId } from '../../ids.js';
 import { iso } from '../../time.js';
 import { type ActivityItem, listActivity, testSendIds } from '../activity/activity.service.js';
 import { liftSuppression, type Suppression, suppressionsOf } from '../suppressions/suppressions.service.js';
-import type { ContactCondition, ContactPage, ContactQuery } from './contact-search.repo.js';
+import type { ContactCondition, ContactFilter, ContactPage, ContactQuery } from './contact-search.repo.js';
 import * as search from './contact-search.repo.js';
 import * as repo from './contacts.repo.js';
 import { type ContactProfile, getContactProfile, setContactFlags } from './contacts.service.js';
@@ -31,35 +31,41 @@ export interface ContactSearch {
 const PHONE_LIKE = /^\+|^[\d\s().-]*\d[\d\s().-]*$/;
 
 /**
- * What `q` matches, read the way the API reads a `lead` string: with `@` an email (exact,
- * in stored form), phone-like a phone (exact, E.164), anything else the start of a word of
- * the name, ignoring case. Undefined when `q` is blank (no condition).
+ * What `q` matches: phone-like (and no `@`), a phone read the way the API reads a `lead`
+ * string (exact, E.164); anything else, text found anywhere in the name or in one of the
+ * emails, ignoring case. Undefined when `q` is blank (no condition).
  */
 export function readContactQuery(raw: string): ContactQuery | undefined {
   const q = raw.trim();
   if (q === '') return undefined;
-  if (q.includes('@')) return { email: q.toLowerCase() };
-  if (PHONE_LIKE.test(q) && (q.startsWith('+') || q.replace(/\D/g, '').length >= 7)) {
+  if (!q.includes('@') && PHONE_LIKE.test(q) && (q.startsWith('+') || q.replace(/\D/g, '').length >= 7)) {
     const phone = normalizePhone(q);
     return phone === undefined ? 'nothing' : { phone };
   }
-  return { namePrefix: q };
+  return { text: q };
+}
+
+/** The list's filters in stored form (tag normalised, `q` read). */
+export function contactFilter(params: ContactSearch): ContactFilter {
+  return {
+    archived: params.archived === true,
+    optedOut: params.optedOut,
+    tag: params.tag === undefined ? undefined : normalizeTag(params.tag),
+    query: params.q === undefined ? undefined : readContactQuery(params.q),
+  };
 }
 
 /** `GET /admin/api/contacts`: the contact list with its filters, newest first, one page. */
 export async function searchContacts(db: Db, accountId: string, params: ContactSearch): Promise<ContactPage> {
-  return search.searchContacts(
-    db,
-    accountId,
-    db.engine,
-    {
-      archived: params.archived === true,
-      optedOut: params.optedOut,
-      tag: params.tag === undefined ? undefined : normalizeTag(params.tag),
-      query: params.q === undefined ? undefined : readContactQuery(params.q),
-    },
-    { limit: params.limit ?? DEFAULT_PAGE, after: decodeCursor(params.cursor) },
-  );
+  return search.searchContacts(db, accountId, db.engine, contactFilter(params), {
+    limit: params.limit ?? DEFAULT_PAGE,
+    after: decodeCursor(params.cursor),
+  });
+}
+
+/** `GET /admin/api/contacts/count`: how many contacts the list's filters match, all pages together. */
+export async function countContacts(db: Db, accountId: string, params: ContactSearch): Promise<{ count: number }> {
+  return { count: await search.countContacts(db, accountId, db.engine, contactFilter(params)) };
 }
 
 /**

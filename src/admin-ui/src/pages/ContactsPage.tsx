@@ -6,7 +6,7 @@ import { PageHeader } from '../components/PageHeader';
 import { EmptyState, ErrorState, Loading } from '../components/States';
 import { Table } from '../components/Table';
 import { formatDate } from '../format';
-import { usePaged } from '../hooks';
+import { useApi, usePaged } from '../hooks';
 import type { ContactSummary } from '../types';
 
 /** Search and filters live in the address, so a search can be shared and Back returns to it. */
@@ -19,7 +19,10 @@ export function ContactsPage() {
   const [draft, setDraft] = useState({ q, tag });
   useEffect(() => setDraft({ q, tag }), [q, tag]);
 
-  const contacts = usePaged<ContactSummary>(`/contacts${query({ q, tag, archived: archived ? 'true' : undefined, optedOut })}`);
+  const filters = query({ q, tag, archived: archived ? 'true' : undefined, optedOut });
+  const contacts = usePaged<ContactSummary>(`/contacts${filters}`);
+  // All pages together: the list shows 50 at a time.
+  const total = useApi<{ count: number }>(`/contacts/count${filters}`);
   const filtered = Boolean(q || tag || archived || optedOut);
 
   const update = (changes: Record<string, string>) => {
@@ -40,7 +43,18 @@ export function ContactsPage() {
     <>
       <PageHeader
         title="Contacts"
-        description="Everyone your back end has written through the API. Find a contact by email, phone, name or tag."
+        description="Everyone your back end has written through the API or imported. Find a contact by part of an email or name, a phone or a tag."
+        actions={
+          <>
+            <Link to="/contacts/import" className="button">
+              Import CSV
+            </Link>
+            {/* The list as filtered now, every page (a CSV download). */}
+            <a className="button" href={`/admin/api/contacts/export${filters}`} download>
+              Export CSV
+            </a>
+          </>
+        }
       />
       <form className="card filters" role="search" aria-label="Contacts" onSubmit={search}>
         <div className="field filters__q">
@@ -50,7 +64,7 @@ export function ContactsPage() {
             type="search"
             value={draft.q}
             onChange={(e) => setDraft({ ...draft, q: e.target.value })}
-            placeholder="ada@example.com, +33612345678, Ada"
+            placeholder="ada@, example.com, +33612345678, Love"
           />
         </div>
         <div className="field">
@@ -98,8 +112,8 @@ export function ContactsPage() {
         filtered ? (
           <EmptyState title="No matching contacts">
             <p>
-              Email and phone must match exactly; names match from the start of any word. Archived contacts only show under “Archived
-              contacts”.
+              Text matches any part of a name or an email, ignoring case; a phone must match exactly. Archived contacts only show under
+              “Archived contacts”.
             </p>
           </EmptyState>
         ) : (
@@ -141,8 +155,9 @@ export function ContactsPage() {
           />
           <div className="pager">
             <p className="muted" role="status">
-              Showing {contacts.items.length} {contacts.items.length === 1 ? 'contact' : 'contacts'}
-              {contacts.hasMore ? '' : ' (all)'}
+              Showing {contacts.items.length} of{' '}
+              {total.data ? <strong className="contacts-total">{total.data.count.toLocaleString('en')}</strong> : <span>…</span>}{' '}
+              {total.data?.count === 1 ? 'contact' : 'contacts'}
             </p>
             {contacts.hasMore && (
               <button type="button" className="button" onClick={() => void contacts.more()} disabled={contacts.loading}>

@@ -127,7 +127,13 @@ function SegmentScreen({ segment }: { segment: Segment | undefined }) {
         documentTitle={segment ? `Segment ${segment.name}` : 'New segment'}
         actions={
           segmentId && (
-            <ConfirmButton label="Delete" confirmLabel="Delete segment" className="button button--danger-quiet" onConfirm={remove} />
+            <>
+              {/* The saved criteria's contacts, as the server evaluates them now (a CSV download). */}
+              <a className="button" href={`/admin/api/segments/${encodeURIComponent(segmentId)}/export`} download>
+                Export CSV
+              </a>
+              <ConfirmButton label="Delete" confirmLabel="Delete segment" className="button button--danger-quiet" onConfirm={remove} />
+            </>
           )
         }
       />

@@ -1,0 +1,38 @@
+import type { Db } from '../../db/connect.js';
+import { applyEach, applyEachInTransaction, type ItemOutcome } from '../../db/item-transactions.js';
+import { inTransaction, type Tx } from '../../db/transaction.js';
+import type { LeadInput } from '../contacts/contacts.schemas.js';
+import { applyContactWrite, type ContactWriteResult } from '../contacts/contacts.service.js';
+
+/** Thrown to roll a dry run back: it carries what the rows would have come to. */
+class DryRun {
+  constructor(readonly outcomes: ItemOutcome<ContactWriteResult>[]) {}
+}
+
+/**
+ * `POST /admin/api/contacts/import`: CSV rows the panel mapped to `POST /api/leads` bodies
+ * (already checked against that route's schema by runBatch), each written exactly as that
+ * route writes it: the same rules, warnings and errors, each row atomic on its own.
+ *
+ * A dry run (the panel's preview) writes the rows in one transaction and rolls it back, so it
+ * finds every error the import would meet, those that depend on the stored contacts too (a
+ * name missing for a new contact, an identifier held by another contact), and keeps nothing.
+ */
+export async function importContacts(
+  db: Db,
+  accountId: string,
+  items: readonly LeadInput[],
+  dryRun: boolean,
+): Promise<ItemOutcome<ContactWriteResult>[]> {
+  const apply = (tx: Tx, input: LeadInput) => applyContactWrite(tx, accountId, input, Date.now());
+  if (!dryRun) return applyEach(db, items, apply);
+  try {
+    await inTransaction(db, async (tx) => {
+      throw new DryRun(await applyEachInTransaction(tx, items, apply));
+    });
+  } catch (error) {
+    if (error instanceof DryRun) return error.outcomes;
+    throw error;
+  }
+  throw new Error('unreachable: a dry run always rolls back');
+}
