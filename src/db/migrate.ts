@@ -10,6 +10,7 @@ import * as loginThrottle from './migrations/0008_login_throttle.js';
 import * as idempotencyKeys from './migrations/0009_idempotency_keys.js';
 import * as triggerData from './migrations/0010_trigger_data.js';
 import * as bounces from './migrations/0011_bounces.js';
+import * as erasableContacts from './migrations/0012_erasable_contacts.js';
 import * as campaignDeletedAt from './migrations/0013_campaign_deleted_at.js';
 import * as contactSearchTrigrams from './migrations/0014_contact_search_trigrams.js';
 import * as authoring from './migrations/0016_authoring.js';
@@ -28,6 +29,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0009_idempotency_keys': idempotencyKeys,
   '0010_trigger_data': triggerData,
   '0011_bounces': bounces,
+  '0012_erasable_contacts': erasableContacts,
   '0013_campaign_deleted_at': campaignDeletedAt,
   '0014_contact_search_trigrams': contactSearchTrigrams,
   '0016_authoring': authoring,

@@ -53,6 +53,25 @@ export const ADMIN_OPERATIONS: Record<string, AdminOperation> = {
     description: 'Deletes the user and their sessions; one cannot remove oneself (400). Administrators only.',
     errors: ['USER_NOT_FOUND'],
   },
+  'PATCH /users/{id}': {
+    summary: "Change a user's role",
+    description:
+      'Makes the user an administrator or a member. The account keeps at least one administrator (400 at /role). Administrators only.',
+    errors: ['USER_NOT_FOUND'],
+  },
+  'POST /users/{id}/password': {
+    summary: "Set another user's password",
+    description:
+      'Sets a new password (at least 8 characters) for another user of the account and signs them out everywhere. ' +
+      'Not for oneself (400 at /id): use POST /profile/password. Administrators only.',
+    errors: ['USER_NOT_FOUND'],
+  },
+  'POST /profile/password': {
+    summary: 'Change your own password',
+    description:
+      'Needs the current password (400 at /currentPassword when it does not match); the new one has at least 8 characters. ' +
+      'Every other session of the user ends; this one stays signed in.',
+  },
   'GET /keys': {
     summary: 'List API keys',
     description: "The account's API keys with their scopes and state (never their values). Administrators only.",
@@ -202,6 +221,21 @@ export const ADMIN_OPERATIONS: Record<string, AdminOperation> = {
     description: 'Sets archived and opted-out; answers the profile.',
     errors: ['LEAD_NOT_FOUND'],
   },
+  'POST /contacts/{id}/edit': {
+    summary: "Edit a contact's name, tags, fields and KPIs",
+    description:
+      'The write of POST /api/leads on this contact, with its rules; what that route would skip with a warning ' +
+      '(unknown field, wrong format, KPI out of range) is a Validation Error here at the same path, and nothing changes.',
+    errors: ['LEAD_NOT_FOUND'],
+  },
+  'DELETE /contacts/{id}': {
+    summary: 'Erase a contact (GDPR)',
+    description:
+      'Removes the contact and everything that names them; their sends and engagements stay as anonymous rows so ' +
+      'campaign statistics do not change, and sends still waiting are cancelled (docs/decisions.md, Erasing a contact). ' +
+      'Administrators only.',
+    errors: ['LEAD_NOT_FOUND'],
+  },
   'GET /contacts/{id}/activity': {
     summary: "A contact's activity",
     description: 'Events, sends, notes, opens and clicks of the contact, newest first, one page at a time.',
@@ -245,13 +279,14 @@ export const ADMIN_OPERATIONS: Record<string, AdminOperation> = {
 export const ADMIN_TAGS: Record<string, string> = {
   account: "The signed-in user's account: plan, allowance, WhatsApp sender.",
   campaigns: 'Campaigns: settings, activation, previews, test sends, statistics, webhook deliveries.',
-  contacts: 'Contacts: search, profile, activity, notes, archive and opt-out.',
+  contacts: 'Contacts: search, profile, edit, activity, notes, archive and opt-out, erase.',
   fields: 'Custom field definitions.',
   keys: 'API keys of the public API.',
   kpis: 'KPI definitions.',
   login: 'Signing in: the session cookie and its CSRF token.',
   logout: 'Signing out.',
   'message-frame': 'The frame the panel shows email HTML in.',
+  profile: "The signed-in user's own settings: their password.",
   outbox: 'Messages kept by the outbox transport.',
   segments: 'Saved sets of criteria over events, tags and fields.',
   session: 'The current session.',

@@ -65,6 +65,7 @@ const ROUTES: Record<string, (s: Seeded) => string[]> = {
   '/keys': () => ['/keys'],
   '/users': () => ['/users'],
   '/account': () => ['/account'],
+  '/profile': () => ['/profile'],
   '*': () => ['/no-such-page'],
 };
 

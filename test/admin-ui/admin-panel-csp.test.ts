@@ -108,6 +108,7 @@ describe('admin panel under its Content-Security-Policy', { skip: panelBrowser.s
       ['/keys', 'API keys'],
       ['/users', 'Users'],
       ['/account', admin.accountName],
+      ['/profile', 'Your profile'],
       ['/no-such-page', /not found/i],
     ];
     for (const [path, heading] of pages) await visit(path, heading);

@@ -6,6 +6,7 @@ import { WebhookReceiver } from '../fakes/webhook-receiver.js';
 import { randomEmail } from '../helpers/factories.js';
 import { eventually } from '../helpers/herald.js';
 import {
+  fieldError,
   launchBrowser,
   makePanelAccount,
   newPanelContext,
@@ -22,15 +23,6 @@ import {
  * a field and a KPI, build and activate a campaign, trigger it through the public API and
  * watch the outbox and the statistics, then find the contact and segment it.
  */
-
-/** The error text shown for the control labelled `label` (its aria-describedby error). */
-async function fieldError(page: Page, label: string): Promise<string> {
-  const control = page.getByLabel(label, { exact: true });
-  await control.and(page.locator('[aria-invalid="true"]')).waitFor();
-  const ids = ((await control.getAttribute('aria-describedby')) ?? '').split(' ').filter((id) => id.endsWith('-error'));
-  assert.equal(ids.length, 1, `${label} should point at its error`);
-  return (await page.locator(`[id="${ids[0]}"]`).textContent()) ?? '';
-}
 
 /** A link of the main navigation. */
 const nav = (page: Page, name: string) => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true });

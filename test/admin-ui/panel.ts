@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -144,4 +145,13 @@ export async function publicApi(baseUrl: string, key: string, path: string, body
     // not JSON
   }
   return { status: res.status, body: parsed };
+}
+
+/** The error text shown for the control labelled `label` (its aria-describedby error). */
+export async function fieldError(page: Page, label: string): Promise<string> {
+  const control = page.getByLabel(label, { exact: true });
+  await control.and(page.locator('[aria-invalid="true"]')).waitFor();
+  const ids = ((await control.getAttribute('aria-describedby')) ?? '').split(' ').filter((id) => id.endsWith('-error'));
+  assert.equal(ids.length, 1, `${label} should point at its error`);
+  return (await page.locator(`[id="${ids[0]}"]`).textContent()) ?? '';
 }

@@ -126,4 +126,22 @@ describe('herald contact', () => {
     );
     assert.equal(foreign.code, 1);
   });
+
+  test('erase removes the contact for good; another account, or an unknown id, is Lead not found', async () => {
+    const c = await provision();
+    const { id: other } = await ok('account', 'create', '--name', 'Other');
+    const foreign = await runHerald(['contact', 'erase', '--account', other, '--lead', c.leadId], env);
+    assert.deepEqual([foreign.code, foreign.stderr.trim()], [1, 'herald: Lead not found']);
+    assert.equal((await ok('contact', 'show', '--account', c.account, '--lead', c.leadId)).id, c.leadId);
+    assert.deepEqual(await ok('contact', 'erase', '--account', c.account, '--lead', c.leadId), {
+      id: c.leadId,
+      sendsAnonymized: 0,
+      sendsCancelled: 0,
+      events: 0,
+    });
+    const gone = await runHerald(['contact', 'show', '--account', c.account, '--email', c.email], env);
+    assert.deepEqual([gone.code, gone.stderr.trim()], [1, 'herald: Lead not found']);
+    const again = await runHerald(['contact', 'erase', '--account', c.account, '--lead', c.leadId], env);
+    assert.deepEqual([again.code, again.stderr.trim()], [1, 'herald: Lead not found']);
+  });
 });

@@ -16,6 +16,7 @@ import { LoginPage } from './pages/LoginPage';
 import { NotFoundPage } from './pages/NotFoundPage';
 import { OutboxMessagePage } from './pages/OutboxMessagePage';
 import { OutboxPage } from './pages/OutboxPage';
+import { ProfilePage } from './pages/ProfilePage';
 import { SegmentPage } from './pages/SegmentPage';
 import { SegmentsPage } from './pages/SegmentsPage';
 import { UsersPage } from './pages/UsersPage';
@@ -94,6 +95,7 @@ export function App() {
               }
             />
             <Route path="/account" element={<AccountPage />} />
+            <Route path="/profile" element={<ProfilePage />} />
             <Route path="*" element={<NotFoundPage />} />
           </Routes>
         </Layout>
@@ -209,6 +211,10 @@ function Layout({ children }: { children: ReactNode }) {
                 {session.user.email} · {session.user.role}
               </span>
             </p>
+            <NavLink to="/profile" className="nav__link">
+              <Icon name="account" />
+              Your profile
+            </NavLink>
             <button type="button" className="nav__link nav__signout" onClick={() => void signOut()}>
               <Icon name="logout" />
               Sign out

@@ -7,7 +7,7 @@ export type { Account, AccountPatch, Plan } from '../../contract/admin/account';
 export type { CustomField, CustomFieldInput, FieldType, Kpi, KpiInput, RenameInput } from '../../contract/admin/definitions';
 export type { ApiKey, KeyCreatedBody, KeyInput, KeyPatchInput, KeyState, Scope } from '../../contract/admin/keys';
 export type { LoginInput, Session } from '../../contract/admin/session';
-export type { Role, User, UserInput } from '../../contract/admin/users';
+export type { OwnPasswordInput, Role, User, UserInput, UserPasswordInput, UserRoleInput } from '../../contract/admin/users';
 
 export interface Page<T> {
   items: T[];
@@ -58,6 +58,14 @@ export type CampaignInput = Required<Omit<CampaignCreateBody, 'delaySeconds' | '
 };
 
 // Contacts, activity, segments and the outbox: the server's contract (type imports only, erased from the bundle).
-export type { ActivityItem, AdminContactProfile, ContactProfile, ContactSummary, Note } from '../../contract/admin/contacts';
+export type {
+  ActivityItem,
+  AdminContactProfile,
+  ContactEditBody,
+  ContactErased,
+  ContactProfile,
+  ContactSummary,
+  Note,
+} from '../../contract/admin/contacts';
 export type { OutboxItem, OutboxMessage } from '../../contract/admin/outbox';
 export type { Criteria, Segment } from '../../contract/admin/segments';

@@ -1,4 +1,5 @@
 import { listActivity } from '../../modules/activity/activity.service.js';
+import { eraseContact } from '../../modules/contacts/contact-erase.js';
 import { getContactProfile, setContactFlags } from '../../modules/contacts/contacts.service.js';
 import { AppError, type CommandGroup, optionalString, parseBool, required, UsageError } from '../command.js';
 
@@ -32,5 +33,10 @@ export const contact: CommandGroup = {
       if (limit !== undefined && !/^\d+$/.test(limit)) throw new UsageError(`--limit must be a whole number, got '${limit}'`);
       return listActivity(db, required(v, 'account'), required(v, 'lead'), { limit: limit === undefined ? undefined : Number(limit) });
     },
+  },
+  /** The admin API's erase (docs/decisions.md, Erasing a contact): for good, so the id must be given, never looked up by address. */
+  erase: {
+    options: { account: { type: 'string' }, lead: { type: 'string' } },
+    run: ({ db }, v) => eraseContact(db, required(v, 'account'), required(v, 'lead')),
   },
 };

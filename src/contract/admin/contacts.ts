@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { Cursor, IdParams, JsonObject, NextCursor, NumberMap, QueryBoolean, QueryNumber, StringEnum, Timestamp } from '../common.js';
-import { SEND_STATUSES } from '../constants.js';
+import { MAX_JSON_DEPTH, SEND_STATUSES } from '../constants.js';
 
 /** The admin API's contacts (docs/admin-api.md, Contacts): request and response schemas. */
 
@@ -85,6 +85,41 @@ export const ContactFlagsBody = Type.Object(
   { additionalProperties: false },
 );
 export type ContactFlagsBody = Static<typeof ContactFlagsBody>;
+
+/**
+ * `POST /contacts/:id/edit`: name, tags, custom fields and KPI increments, read exactly as
+ * `POST /api/leads` reads them; what the API would skip with a warning is refused here (400,
+ * each problem at its member), so the panel shows it on the field and nothing changes.
+ */
+export const ContactEditBody = Type.Object(
+  {
+    name: Type.Optional(Type.String()),
+    tags: Type.Optional(Type.Array(Type.String())),
+    tagsRemove: Type.Optional(Type.Array(Type.String())),
+    fields: Type.Optional(
+      Type.Array(
+        Type.Object(
+          { key: Type.String({ maxLength: 255 }), value: Type.Unknown({ maxDepth: MAX_JSON_DEPTH }) },
+          { additionalProperties: false },
+        ),
+      ),
+    ),
+    kpis: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  },
+  { additionalProperties: false },
+);
+export type ContactEditBody = Static<typeof ContactEditBody>;
+
+/** `DELETE /contacts/:id` (administrators): what the erase removed, counted (docs/decisions.md, Erasing a contact). */
+export const ContactErased = Type.Object({
+  id: Type.String(),
+  /** Sends kept as anonymous rows for the statistics. */
+  sendsAnonymized: Type.Number(),
+  /** Pending or queued sends cancelled so nothing goes out. */
+  sendsCancelled: Type.Number(),
+  events: Type.Number(),
+});
+export type ContactErased = Static<typeof ContactErased>;
 
 /** `POST /contacts/:id/notes`: trimmed, 1–10,000 characters (checked by the service, with that message). */
 export const NoteBody = Type.Object({ text: Type.String() }, { additionalProperties: false });

@@ -23,3 +23,18 @@ export type UserInput = Static<typeof UserBody>;
 
 export const UserCreated = Type.Object({ id: Type.String() });
 export type UserCreatedBody = Static<typeof UserCreated>;
+
+/** `PATCH /users/:id`: an administrator changes a user's role. */
+export const UserRoleBody = Type.Object({ role: RoleSchema }, { additionalProperties: false });
+export type UserRoleInput = Static<typeof UserRoleBody>;
+
+/** `POST /users/:id/password`: an administrator sets a new password for another user. */
+export const UserPasswordBody = Type.Object({ password: Type.String({ maxLength: 1024 }) }, { additionalProperties: false });
+export type UserPasswordInput = Static<typeof UserPasswordBody>;
+
+/** `POST /profile/password`: the signed-in user changes their own password. */
+export const OwnPasswordBody = Type.Object(
+  { currentPassword: Type.String({ maxLength: 1024 }), newPassword: Type.String({ maxLength: 1024 }) },
+  { additionalProperties: false },
+);
+export type OwnPasswordInput = Static<typeof OwnPasswordBody>;

@@ -3,6 +3,8 @@ import {
   ActivityPage,
   ActivityQuery,
   AdminContactProfile,
+  ContactEditBody,
+  ContactErased,
   ContactFlagsBody,
   ContactIdParams,
   ContactListQuery,
@@ -14,6 +16,8 @@ import {
 import type { AppDeps } from '../../deps.js';
 import { DEFAULT_PAGE, MAX_PAGE, parseInstant } from '../../http/paging.js';
 import { boolQuery, wholeQuery } from '../../http/query.js';
+import { editContact } from './contact-edit.js';
+import { eraseContact } from './contact-erase.js';
 import {
   addNote,
   contactActivity,
@@ -71,5 +75,15 @@ export const contactAdminRoutes =
         const note = await addNote(db, request.admin.accountId, request.params.id, request.body.text, request.admin.email);
         return reply.code(201).send(note);
       },
+    );
+    app.post(
+      '/contacts/:id/edit',
+      { schema: { hide: true, params: ContactIdParams, body: ContactEditBody, response: { 200: AdminContactProfile } } },
+      async (request) => editContact(db, request.admin.accountId, request.params.id, request.body),
+    );
+    app.delete(
+      '/contacts/:id',
+      { config: { adminOnly: true }, schema: { hide: true, params: ContactIdParams, response: { 200: ContactErased } } },
+      async (request) => eraseContact(db, request.admin.accountId, request.params.id),
     );
   };

@@ -46,3 +46,57 @@ export async function findUserByEmail(
 export async function anyUserExists(db: Queryable): Promise<boolean> {
   return (await kyselyOf(db).selectFrom('users').select('id').limit(1).executeTakeFirst()) !== undefined;
 }
+
+/**
+ * Holds the account row until commit (PostgreSQL; SQLite transactions already hold the write
+ * lock from their start): role changes and removals of one account run one at a time, so two
+ * administrators demoting each other cannot both succeed and leave nobody in charge.
+ */
+export async function lockAccount(db: Queryable, accountId: string, lock: boolean): Promise<void> {
+  let query = kyselyOf(db).selectFrom('accounts').select('id').where('id', '=', accountId);
+  if (lock) query = query.forUpdate();
+  await query.executeTakeFirst();
+}
+
+export async function findUserRow(
+  db: Queryable,
+  accountId: string,
+  userId: string,
+): Promise<Pick<UsersTable, 'id' | 'role' | 'password_hash'> | undefined> {
+  return kyselyOf(db)
+    .selectFrom('users')
+    .select(['id', 'role', 'password_hash'])
+    .where('account_id', '=', accountId)
+    .where('id', '=', userId)
+    .executeTakeFirst();
+}
+
+export async function countAdmins(db: Queryable, accountId: string): Promise<number> {
+  const row = await kyselyOf(db)
+    .selectFrom('users')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('account_id', '=', accountId)
+    .where('role', '=', 'admin')
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export async function setRole(db: Queryable, accountId: string, userId: string, role: UsersTable['role']): Promise<void> {
+  await kyselyOf(db).updateTable('users').set({ role }).where('account_id', '=', accountId).where('id', '=', userId).execute();
+}
+
+export async function setPasswordHash(db: Queryable, accountId: string, userId: string, hash: string): Promise<void> {
+  await kyselyOf(db)
+    .updateTable('users')
+    .set({ password_hash: hash })
+    .where('account_id', '=', accountId)
+    .where('id', '=', userId)
+    .execute();
+}
+
+/** Signs the user out everywhere, except the session `keep` (the one changing its own password). */
+export async function deleteSessionsOf(db: Queryable, accountId: string, userId: string, keep?: string): Promise<void> {
+  let query = kyselyOf(db).deleteFrom('sessions').where('account_id', '=', accountId).where('user_id', '=', userId);
+  if (keep !== undefined) query = query.where('id', '!=', keep);
+  await query.execute();
+}

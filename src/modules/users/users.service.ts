@@ -36,6 +36,11 @@ export async function verifyPassword(password: string, stored: string): Promise<
   return safeEqual(actual.toString('base64url'), hash);
 }
 
+/** The rules of every password a user gets (invited, changed by themselves, or reset by an administrator). */
+export function checkPasswordRules(password: string, path: string): void {
+  if (password.length < 8) throw invalid(path, 'password must be at least 8 characters');
+}
+
 export async function createUser(
   db: Db,
   accountId: string,
@@ -44,7 +49,7 @@ export async function createUser(
   await getAccount(db, accountId);
   const email = input.email.trim().toLowerCase();
   if (!validator.isEmail(email)) throw invalid('/email', 'email is not a valid address');
-  if (input.password.length < 8) throw invalid('/password', 'password must be at least 8 characters');
+  checkPasswordRules(input.password, '/password');
   const role = input.role ?? 'admin';
   if (!ROLES.includes(role)) throw invalid('/role', 'role must be admin or member');
   const id = newId('usr');
@@ -62,14 +67,20 @@ export async function listUsers(db: Db, accountId: string): Promise<{ items: Use
   return { items: rows.map((r) => ({ id: r.id, email: r.email, role: r.role, createdAt: iso(Number(r.created_at)) })) };
 }
 
+export const LAST_ADMIN = 'the account must keep at least one administrator';
+
 /**
  * Removes a user of the account and signs them out everywhere. Not oneself: an administrator
  * deleting their own user could leave the account with nobody able to manage it.
  */
 export async function deleteUser(db: Db, accountId: string, userId: string, currentUserId: string): Promise<void> {
   if (userId === currentUserId) throw invalid('/id', 'you cannot delete your own user');
-  const deleted = await inTransaction(db, (tx) => repo.deleteUserAndSessions(tx, accountId, userId));
-  if (!deleted) throw new AppError('USER_NOT_FOUND');
+  await inTransaction(db, async (tx) => {
+    await repo.lockAccount(tx, accountId, db.engine === 'postgres');
+    if (!(await repo.deleteUserAndSessions(tx, accountId, userId))) throw new AppError('USER_NOT_FOUND');
+    // Two administrators removing each other at once: the second finds no administrator left.
+    if ((await repo.countAdmins(tx, accountId)) === 0) throw invalid('/id', LAST_ADMIN);
+  });
 }
 
 /** The user an email signs in as, with the stored password hash (sign-in only). */

@@ -8,7 +8,10 @@ import { PageHeader } from '../components/PageHeader';
 import { EmptyState, ErrorState, Loading } from '../components/States';
 import { formatDateTime, formatNumber, formatValue } from '../format';
 import { useApi } from '../hooks';
-import type { ActivityItem, AdminContactProfile, Campaign, Kpi } from '../types';
+import { useIsAdmin } from '../session';
+import type { ActivityItem, AdminContactProfile, Campaign, CustomField, Kpi } from '../types';
+import { ContactEditForm } from './contact/ContactEditForm';
+import { EraseContact } from './contact/EraseContact';
 
 const FEED_PAGE = 50;
 
@@ -17,6 +20,9 @@ export function ContactPage() {
   const path = `/contacts/${encodeURIComponent(id)}`;
   const profile = useApi<AdminContactProfile>(path);
   const kpis = useApi<{ items: Kpi[] }>('/kpis');
+  const fields = useApi<{ items: CustomField[] }>('/fields');
+  const isAdmin = useIsAdmin();
+  const [editing, setEditing] = useState(false);
   const campaigns = useApi<{ items: Campaign[] }>('/campaigns');
   const [olderPages, setOlderPages] = useState<ActivityItem[]>([]);
   const [olderDone, setOlderDone] = useState(false);
@@ -144,8 +150,28 @@ export function ContactPage() {
 
       <div className="profile-layout">
         <div className="stack">
+          {editing && fields.data && kpis.data && (
+            <ContactEditForm
+              path={path}
+              contact={c}
+              fields={fields.data.items}
+              kpis={kpis.data.items}
+              onSaved={(saved) => {
+                profile.setData(saved);
+                setEditing(false);
+              }}
+              onCancel={() => setEditing(false)}
+            />
+          )}
           <section className="card" aria-labelledby="identity-title">
-            <h2 id="identity-title">Contact</h2>
+            <div className="card__head">
+              <h2 id="identity-title">Contact</h2>
+              {!editing && (
+                <button type="button" className="button button--small" onClick={() => setEditing(true)}>
+                  Edit
+                </button>
+              )}
+            </div>
             <dl className="props">
               <Prop label="Emails">{list(c.emails)}</Prop>
               <Prop label="Phones">{list(c.phones)}</Prop>
@@ -244,6 +270,7 @@ export function ContactPage() {
               </>
             )}
           </section>
+          {isAdmin && <EraseContact path={path} contact={c} />}
         </div>
       </div>
     </>

@@ -1,6 +1,5 @@
 import { type FormEvent, useState } from 'react';
 import { api, errorMessage } from '../api';
-import { Badge } from '../components/Badge';
 import { ConfirmButton } from '../components/Confirm';
 import { FormAlert, SelectField, TextField, useFormErrors } from '../components/Form';
 import { PageHeader } from '../components/PageHeader';
@@ -9,7 +8,7 @@ import { Table } from '../components/Table';
 import { formatDate } from '../format';
 import { useApi } from '../hooks';
 import { useSession } from '../session';
-import type { Role, User, UserInput } from '../types';
+import type { Role, User, UserInput, UserPasswordInput, UserRoleInput } from '../types';
 
 export function UsersPage() {
   const { session } = useSession();
@@ -20,6 +19,8 @@ export function UsersPage() {
   const [busy, setBusy] = useState(false);
   const [invited, setInvited] = useState<string | null>(null);
   const [removeError, setRemoveError] = useState<string | null>(null);
+  const [resetFor, setResetFor] = useState<User | null>(null);
+  const [resetDone, setResetDone] = useState<string | null>(null);
   const errors = useFormErrors();
 
   const submit = async (e: FormEvent) => {
@@ -47,6 +48,19 @@ export function UsersPage() {
       await users.reload();
     } catch (err) {
       setRemoveError(`${user.email}: ${errorMessage(err)}`);
+    }
+  };
+
+  const changeRole = async (user: User, newRole: Role) => {
+    setRemoveError(null);
+    try {
+      await api.patch(`/users/${encodeURIComponent(user.id)}`, { role: newRole } satisfies UserRoleInput);
+      // Stepping down oneself: the panel reloads with the member's view.
+      if (user.id === session.user.id) window.location.reload();
+      else await users.reload();
+    } catch (err) {
+      setRemoveError(`${user.email}: ${errorMessage(err)}`);
+      await users.reload();
     }
   };
 
@@ -96,6 +110,21 @@ export function UsersPage() {
           </p>
         )}
       </section>
+      {resetFor && (
+        <ResetPasswordForm
+          user={resetFor}
+          onDone={() => {
+            setResetDone(resetFor.email);
+            setResetFor(null);
+          }}
+          onCancel={() => setResetFor(null)}
+        />
+      )}
+      {resetDone && (
+        <p className="alert alert--success" role="status">
+          {resetDone} has a new password and was signed out everywhere. Tell them the new password privately.
+        </p>
+      )}
       {removeError && (
         <p className="alert alert--error" role="alert">
           {removeError}
@@ -123,18 +152,83 @@ export function UsersPage() {
             },
             {
               header: 'Role',
-              cell: (u) => <Badge tone={u.role === 'admin' ? 'violet' : 'gray'}>{u.role === 'admin' ? 'Administrator' : 'Member'}</Badge>,
+              cell: (u) => (
+                <select aria-label={`Role of ${u.email}`} value={u.role} onChange={(e) => void changeRole(u, e.target.value as Role)}>
+                  <option value="member">Member</option>
+                  <option value="admin">Administrator</option>
+                </select>
+              ),
             },
             { header: 'Added', className: 'nowrap', cell: (u) => formatDate(u.createdAt) },
             {
               header: 'Actions',
               className: 'actions',
               cell: (u) =>
-                u.id === session.user.id ? null : <ConfirmButton label="Remove" confirmLabel="Remove user" onConfirm={() => remove(u)} />,
+                u.id === session.user.id ? null : (
+                  <>
+                    <button
+                      type="button"
+                      className="button button--small"
+                      onClick={() => {
+                        setResetDone(null);
+                        setResetFor(u);
+                      }}
+                    >
+                      Set password
+                    </button>{' '}
+                    <ConfirmButton label="Remove" confirmLabel="Remove user" onConfirm={() => remove(u)} />
+                  </>
+                ),
             },
           ]}
         />
       )}
     </>
+  );
+}
+
+/** An administrator sets another user's password (a forgotten one); that user is signed out everywhere. */
+function ResetPasswordForm({ user, onDone, onCancel }: { user: User; onDone: () => void; onCancel: () => void }) {
+  const [password, setPassword] = useState('');
+  const [busy, setBusy] = useState(false);
+  const errors = useFormErrors();
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    setBusy(true);
+    errors.clear();
+    try {
+      await api.post(`/users/${encodeURIComponent(user.id)}/password`, { password } satisfies UserPasswordInput);
+      onDone();
+    } catch (err) {
+      errors.set(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <section className="card" aria-labelledby="reset-title">
+      <h2 id="reset-title">New password for {user.email}</h2>
+      <form onSubmit={submit} noValidate className="inline-form">
+        <TextField
+          label="New password"
+          type="password"
+          value={password}
+          onChange={(e) => setPassword(e.target.value)}
+          error={errors.get('/password')}
+          autoComplete="new-password"
+          hint="At least 8 characters; they are signed out everywhere."
+          required
+        />
+        <div className="inline-form__submit">
+          <button type="submit" className="button button--primary" disabled={busy}>
+            {busy ? 'Saving…' : 'Set password'}
+          </button>{' '}
+          <button type="button" className="button" onClick={onCancel}>
+            Cancel
+          </button>
+        </div>
+        <FormAlert errors={errors} shown={['/password']} />
+      </form>
+    </section>
   );
 }

@@ -1,0 +1,24 @@
+import type { Db } from '../../db/connect.js';
+import { applyEach, applyEachInTransaction, type ItemOutcome } from '../../db/item-transactions.js';
+import { inTransaction, type Tx } from '../../db/transaction.js';
+import { type IdempotentBatch, oncePerKey } from '../idempotency/idempotency.service.js';
+import { applyContactWrite, type ContactWriteResult } from './contact-write.js';
+import type { LeadInput } from './contacts.schemas.js';
+
+/**
+ * `POST /api/leads/batch`: each item exactly as `writeContact` (applyContactWrite, the same
+ * rules), in order, so an item sees the items before it (the same email twice: the second
+ * updates the contact the first created); as few transactions as the engine allows
+ * (db/item-transactions.ts). One outcome per item: a failed item changed nothing.
+ */
+export async function writeContacts(
+  db: Db,
+  accountId: string,
+  inputs: readonly LeadInput[],
+  keyed?: IdempotentBatch<ItemOutcome<ContactWriteResult>[]>,
+): Promise<ItemOutcome<ContactWriteResult>[]> {
+  const apply = (tx: Tx, input: LeadInput) => applyContactWrite(tx, accountId, input, Date.now());
+  if (!keyed) return applyEach(db, inputs, apply);
+  // With an Idempotency-Key the whole batch is one transaction: its answer is stored with all of it.
+  return inTransaction(db, (tx) => oncePerKey(tx, keyed.request, () => applyEachInTransaction(tx, inputs, apply), keyed.answer));
+}
