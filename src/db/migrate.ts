@@ -10,6 +10,7 @@ import * as loginThrottle from './migrations/0008_login_throttle.js';
 import * as idempotencyKeys from './migrations/0009_idempotency_keys.js';
 import * as triggerData from './migrations/0010_trigger_data.js';
 import * as bounces from './migrations/0011_bounces.js';
+import * as segmentGroups from './migrations/0015_segment_groups.js';
 import type { Database } from './schema.js';
 
 /** Migrations are listed in code, so the compiled build and the test runner find the same set. */
@@ -25,6 +26,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0009_idempotency_keys': idempotencyKeys,
   '0010_trigger_data': triggerData,
   '0011_bounces': bounces,
+  '0015_segment_groups': segmentGroups,
 };
 
 /** Every migration this build applies, in order (readiness checks the database has them all). */
