@@ -31,6 +31,7 @@ import { listActivity } from '../src/modules/activity/activity.service.js';
 import { searchContacts } from '../src/modules/contacts/contacts.admin.service.js';
 import { getContactProfile } from '../src/modules/contacts/contacts.service.js';
 import { createField, createKpi } from '../src/modules/definitions/definitions.service.js';
+import { forgetCounts } from '../src/modules/segments/segment-counts.js';
 import type { Criteria } from '../src/modules/segments/segment-criteria.js';
 import { countSegment, createSegment, listSegments } from '../src/modules/segments/segments.service.js';
 
@@ -325,9 +326,14 @@ function measures(db: Db, s: Seeded): Measure[] {
       run: () => countSegment(db, accountId, criteria),
     })),
     {
-      name: `segment list with counts (${Object.keys(LISTED_SEGMENTS).length})`,
-      run: async () => nonEmpty(await listSegments(db, accountId)),
+      name: `segment list, ${Object.keys(LISTED_SEGMENTS).length} counted afresh`,
+      run: async () => {
+        forgetCounts();
+        return nonEmpty(await listSegments(db, accountId));
+      },
     },
+    // As the panel sees it on a second visit within a minute (segment-counts.ts).
+    { name: 'segment list, counts kept', run: async () => nonEmpty(await listSegments(db, accountId)) },
   ];
 }
 

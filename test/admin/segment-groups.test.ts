@@ -252,6 +252,18 @@ describe('the segment list', () => {
   });
 });
 
+test('a count is kept for a minute, but an edited segment is counted again at once', async () => {
+  const { panel, accountId } = await signedIn(t);
+  await add(accountId, { tags: ['vip'] });
+  const segment = (await panel.post('/segments', { name: 'VIP', criteria: { groups: [{ tags: ['vip'] }] } })).body;
+  const count = async () => (await panel.get('/segments')).body.items[0].count;
+  assert.equal(await count(), 1);
+  await add(accountId, { tags: ['vip'] });
+  assert.equal(await count(), 1, 'the count of a minute ago');
+  await panel.put(`/segments/${segment.id}`, { name: 'VIP', criteria: { groups: [{ tags: ['vip'] }, { tags: ['none'] }] } });
+  assert.equal(await count(), 2);
+});
+
 describe('tenant isolation', () => {
   test("another account's contacts, events, fields and KPIs never count, whatever the operator", async () => {
     const a = await signedIn(t);

@@ -215,7 +215,9 @@ describe('saved segments', () => {
     // The one-group form is saved as one group.
     assert.deepEqual(created.body.criteria, { groups: [{ events: [{ type: 'purchase', withinDays: 30 }], tags: ['black-friday'] }] });
     assert.match(created.body.createdAt, /Z$/);
-    assert.deepEqual((await panel.get('/segments')).body.items, [{ ...created.body, count: 0 }]);
+    const [listed] = (await panel.get('/segments')).body.items;
+    assert.deepEqual(listed, { ...created.body, count: 0, countedAt: listed.countedAt });
+    assert.match(listed.countedAt, /Z$/);
 
     const replaced = await panel.put(`/segments/${created.body.id}`, { name: 'Taggers', criteria: { groups: [{ tags: ['vip'] }] } });
     assert.equal(replaced.status, 200);

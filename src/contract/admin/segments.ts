@@ -132,8 +132,8 @@ export const Segment = Type.Object({
 });
 export type Segment = Static<typeof Segment>;
 
-/** A segment in the list, with how many contacts it selects right now. */
-export const SegmentListItem = Type.Object({ ...Segment.properties, count: Type.Integer() });
+/** A segment in the list, with how many contacts it selected at `countedAt` (within the last minute). */
+export const SegmentListItem = Type.Object({ ...Segment.properties, count: Type.Integer(), countedAt: Timestamp });
 export const SegmentList = Type.Object({ items: Type.Array(SegmentListItem) });
 export type SegmentList = Static<typeof SegmentList>;
 
