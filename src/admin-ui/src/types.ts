@@ -59,4 +59,4 @@ export type CampaignInput = Required<Omit<CampaignCreateBody, 'delaySeconds' | '
 // Contacts, activity, segments and the outbox: the server's contract (type imports only, erased from the bundle).
 export type { ActivityItem, AdminContactProfile, ContactProfile, ContactSummary, Note } from '../../contract/admin/contacts';
 export type { OutboxItem, OutboxMessage } from '../../contract/admin/outbox';
-export type { Criteria, Segment } from '../../contract/admin/segments';
+export type { Criteria, Segment, SegmentListItem } from '../../contract/admin/segments';

@@ -134,6 +134,7 @@ export type Segment = Static<typeof Segment>;
 
 /** A segment in the list, with how many contacts it selected at `countedAt` (within the last minute). */
 export const SegmentListItem = Type.Object({ ...Segment.properties, count: Type.Integer(), countedAt: Timestamp });
+export type SegmentListItem = Static<typeof SegmentListItem>;
 export const SegmentList = Type.Object({ items: Type.Array(SegmentListItem) });
 export type SegmentList = Static<typeof SegmentList>;
 
