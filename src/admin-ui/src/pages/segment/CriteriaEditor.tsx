@@ -324,6 +324,7 @@ function ComparisonInputs({
   return (
     <>
       <SelectField
+        className="segment-comparison"
         label={opLabel}
         value={comparison.op}
         onChange={(e) => onChange({ op: e.target.value as ComparisonForm['op'] })}
