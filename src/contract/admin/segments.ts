@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { IdParams, NextCursor, NoContent, PageQuery, Timestamp } from '../common.js';
-import { MAX_JSON_DEPTH, MAX_WITHIN_DAYS } from '../constants.js';
+import { MAX_JSON_DEPTH, MAX_SEGMENT_GROUPS, MAX_WITHIN_DAYS } from '../constants.js';
 import { ContactSummary } from './contacts.js';
 
 /** The admin API's saved segments (docs/admin-api.md, Segments): request and response schemas. */
@@ -8,7 +8,6 @@ import { ContactSummary } from './contacts.js';
 export { IdParams as SegmentIdParams, NoContent as SegmentDeleted, PageQuery as SegmentContactsQuery };
 
 const MAX_PARTS = 20;
-export const MAX_GROUPS = 10;
 
 /** How a field or KPI value is compared; `between` is inclusive at both ends and needs `to`. */
 export const COMPARISONS = ['eq', 'gt', 'gte', 'lt', 'lte', 'between'] as const;
@@ -78,7 +77,7 @@ const Group = Type.Object(
  */
 export const Criteria = Type.Object(
   {
-    groups: Type.Optional(Type.Array(Group, { minItems: 1, maxItems: MAX_GROUPS })),
+    groups: Type.Optional(Type.Array(Group, { minItems: 1, maxItems: MAX_SEGMENT_GROUPS })),
     event: Type.Optional(EventCondition),
     tags: Group.properties.tags,
     fields: Group.properties.fields,

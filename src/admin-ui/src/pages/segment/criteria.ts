@@ -1,8 +1,7 @@
 import type { Comparison, Criteria, Group } from '../../../../contract/admin/segments';
 import type { FieldType } from '../../types';
 
-export { MAX_GROUPS } from '../../../../contract/admin/segments';
-export { MAX_WITHIN_DAYS } from '../../../../contract/constants';
+export { MAX_SEGMENT_GROUPS as MAX_GROUPS, MAX_WITHIN_DAYS } from '../../../../contract/constants';
 
 /** The segment builder's state: every input as typed, one entry per group (any may hold). */
 export interface CriteriaForm {
