@@ -11,10 +11,10 @@ import { drainUnreadBodies } from './http/drain.js';
 import { clientErrorHandler, errorMessageKeyword, frameworkErrors, installErrorHandling } from './http/error-handler.js';
 import { createIdempotencyHook } from './http/idempotency.js';
 import { createLogger } from './http/logger.js';
-import { refuseNulCharacters } from './http/nul-guard.js';
 import { registerOpenApi } from './http/openapi.js';
 import { documentedAsKeyword } from './http/operation-docs.js';
 import { adminPanelSecurityHeaders } from './http/security-headers.js';
+import { refuseUnstorableStrings } from './http/string-guard.js';
 import { maxDepthKeyword } from './json-limits.js';
 import { adminApi } from './modules/admin/admin-api.js';
 import { registerAdminPanel } from './modules/admin/admin-static.js';
@@ -52,11 +52,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('preValidation', async (request) => {
     if (request.body === undefined && request.routeOptions.schema?.body) request.body = {};
   });
-  // The public and admin APIs take no NUL character anywhere (after the key, body and shape checks);
-  // a batch checks each of its items instead, so one item with a NUL fails alone (http/batch.ts).
+  // The public and admin APIs take no NUL character or lone surrogate anywhere (after the key, body and shape checks);
+  // a batch checks each of its items instead, so one such item fails alone (http/batch.ts).
   app.addHook('preHandler', async (request) => {
     const url = request.routeOptions.url ?? '';
-    if (url.startsWith('/api/') || url.startsWith('/admin/api/')) await refuseNulCharacters(request, !request.routeOptions.config.batch);
+    if (url.startsWith('/api/') || url.startsWith('/admin/api/'))
+      await refuseUnstorableStrings(request, !request.routeOptions.config.batch);
   });
   await registerOpenApi(app, { version: VERSION, publicUrl: deps.config.publicUrl });
   // Probes and metrics: no key, no rate limit. /metrics moves to METRICS_PORT when that is set.

@@ -37,6 +37,8 @@ export const ERROR_CODES = {
   USER_NOT_FOUND: [404, 'User not found'],
   SEGMENT_NOT_FOUND: [404, 'Segment not found'],
   OUTBOX_MESSAGE_NOT_FOUND: [404, 'Message not found'],
+  FIELD_NOT_FOUND: [404, 'Custom field not found'],
+  KPI_NOT_FOUND: [404, 'KPI not found'],
   CONFLICT: [409, 'Conflict'],
   NOT_FOUND: [404, 'Not Found'],
   BAD_URL: [400, 'Invalid URL'],

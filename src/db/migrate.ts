@@ -10,6 +10,7 @@ import * as loginThrottle from './migrations/0008_login_throttle.js';
 import * as idempotencyKeys from './migrations/0009_idempotency_keys.js';
 import * as triggerData from './migrations/0010_trigger_data.js';
 import * as bounces from './migrations/0011_bounces.js';
+import * as campaignDeletedAt from './migrations/0013_campaign_deleted_at.js';
 import * as segmentGroups from './migrations/0015_segment_groups.js';
 import type { Database } from './schema.js';
 
@@ -26,6 +27,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0009_idempotency_keys': idempotencyKeys,
   '0010_trigger_data': triggerData,
   '0011_bounces': bounces,
+  '0013_campaign_deleted_at': campaignDeletedAt,
   '0015_segment_groups': segmentGroups,
 };
 

@@ -167,6 +167,14 @@ export interface CampaignsTable {
   updated_at: number;
 }
 
+/**
+ * A campaigns row as stored. `deleted_at` (migration 0013) marks a deleted campaign: every
+ * campaign read skips it. It has a default, so code that writes campaigns never names it.
+ */
+export interface CampaignsRow extends CampaignsTable {
+  deleted_at: Generated<number | null>;
+}
+
 export interface CampaignWebhooksTable {
   campaign_id: string;
   position: number;
@@ -347,7 +355,7 @@ export interface Database {
   contact_notes: ContactNotesTable;
   trackers: TrackersTable;
   events: EventsTable;
-  campaigns: CampaignsTable;
+  campaigns: CampaignsRow;
   campaign_webhooks: CampaignWebhooksTable;
   sends: SendsRow;
   webhook_deliveries: WebhookDeliveriesTable;

@@ -79,11 +79,33 @@ export const ADMIN_OPERATIONS: Record<string, AdminOperation> = {
     description: 'A new custom field with its type; the public API writes its values by name.',
     errors: [conflict("a custom field named 'City' already exists")],
   },
+  'PATCH /fields/{id}': {
+    summary: 'Rename a custom field',
+    description:
+      'A new name (same rules as on creation; the type never changes). Stored values stay; saved segments naming the field ' +
+      'are updated. Templates and API callers use the name: they must use the new one.',
+    errors: ['FIELD_NOT_FOUND', conflict("a custom field named 'City' already exists")],
+  },
+  'DELETE /fields/{id}': {
+    summary: 'Delete a custom field',
+    description: "Deletes the definition and every contact's value of it. Refused while a saved segment names the field.",
+    errors: ['FIELD_NOT_FOUND', conflict("custom field 'City' is used by segment 'Paris': edit or delete it first")],
+  },
   'GET /kpis': { summary: 'List KPIs', description: "The account's KPI definitions: id (used by the API) and name." },
   'POST /kpis': {
     summary: 'Define a KPI',
     description: 'A new KPI; the public API adds increments to it by id.',
     errors: [conflict("a KPI with id 'revenue' already exists")],
+  },
+  'PATCH /kpis/{id}': {
+    summary: 'Rename a KPI',
+    description: 'A new display name. The id (used by the API, templates and stored totals) never changes.',
+    errors: ['KPI_NOT_FOUND'],
+  },
+  'DELETE /kpis/{id}': {
+    summary: 'Delete a KPI',
+    description: "Deletes the definition and every contact's total of it.",
+    errors: ['KPI_NOT_FOUND'],
   },
   'GET /campaigns': { summary: 'List campaigns', description: "The account's campaigns with their settings." },
   'POST /campaigns': {
@@ -97,6 +119,21 @@ export const ADMIN_OPERATIONS: Record<string, AdminOperation> = {
     description:
       'Changes any settings, activates or deactivates it. Activation refusals (incomplete settings, WhatsApp on the free plan) ' +
       'are a Validation Error naming the member.',
+    errors: ['CAMPAIGN_NOT_FOUND', 'ACCOUNT_NOT_FOUND'],
+  },
+  'DELETE /campaigns/{id}': {
+    summary: 'Delete a campaign',
+    description:
+      'The campaign is gone for every operation (a trigger answers Campaign not found). Its sends that had not gone out are ' +
+      'cancelled with the reason `campaign deleted`, its waiting webhook deliveries are given up; sent messages, outbox ' +
+      "messages and engagements stay in the contacts' history.",
+    errors: ['CAMPAIGN_NOT_FOUND', 'ACCOUNT_NOT_FOUND'],
+  },
+  'POST /campaigns/{id}/duplicate': {
+    summary: 'Duplicate a campaign',
+    description:
+      'A new inactive campaign with the same settings, templates and webhook URLs, named "<name> (copy)" (or "(copy 2)" ...), ' +
+      'with its own new webhook signing secret (shown once). Answers the copy.',
     errors: ['CAMPAIGN_NOT_FOUND', 'ACCOUNT_NOT_FOUND'],
   },
   'POST /campaigns/{id}/preview': {

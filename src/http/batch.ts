@@ -4,12 +4,12 @@ import { ERROR_MESSAGE } from '../contract/common.js';
 import type { ItemOutcome } from '../db/item-transactions.js';
 import { AppError } from '../errors.js';
 import { errorBody, validationDetails } from './error-handler.js';
-import { nulError } from './nul-guard.js';
 import { type DeclaredError, IDEMPOTENCY_ERRORS, JSON_BODY_ERRORS, KEY_ERRORS } from './operation-docs.js';
+import { unstorableStringError } from './string-guard.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** A batch route: its items are checked one by one (schema, NUL characters), not the body as a whole. */
+    /** A batch route: its items are checked one by one (schema, unstorable strings), not the body as a whole. */
     batch?: true;
   }
 }
@@ -62,7 +62,7 @@ export interface BatchResult {
 
 /**
  * A batch route's handler: each item is checked as its single endpoint's body is (the same
- * schema, compiled once per route by the app's own ajv, with the same `details`; then the NUL
+ * schema, compiled once per route by the app's own ajv, with the same `details`; then the unstorable-string
  * check), the items that pass are written by `write` (one outcome each, in order), and every
  * item gets the status and body its single call would have answered.
  */
@@ -83,7 +83,7 @@ export async function runBatch<I, R>(
   const positions: number[] = [];
   items.forEach((item, i) => {
     const refused = validate(item)
-      ? nulError(item)
+      ? unstorableStringError(item)
       : new AppError('VALIDATION', { details: validationDetails((validate.errors ?? []) as Parameters<typeof validationDetails>[0]) });
     if (refused) {
       results[i] = { status: refused.status, body: errorBody(refused) };

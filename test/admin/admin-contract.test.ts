@@ -12,7 +12,7 @@ import { assertError, signedIn } from './helpers.js';
  */
 
 /** Writes that take no body (the document may leave out their request body). */
-const BODILESS = new Set<string>(['POST /admin/api/logout']);
+const BODILESS = new Set<string>(['POST /admin/api/logout', 'POST /admin/api/campaigns/:id/duplicate']);
 
 let t: TestApp;
 before(async () => {

@@ -332,6 +332,8 @@ test('fuzz: the admin API answers every generated request with a 2xx or an exact
       'PATCH /admin/api/keys/:id': fromValue({ name: 'renamed', scopes: ['events:write'], active: true, expiresAt: null }),
       'POST /admin/api/fields': fromValue({ name: uniq('field'), type: 'String' }),
       'POST /admin/api/kpis': fromValue({ id: uniq('kpi'), name: 'KPI' }),
+      'PATCH /admin/api/fields/:id': fromValue({ name: 'Renamed field' }),
+      'PATCH /admin/api/kpis/:id': fromValue({ name: 'Renamed KPI' }),
       'POST /admin/api/campaigns': fromValue(campaignBody),
       'PATCH /admin/api/campaigns/:id': fromValue({ name: 'Renamed', subject: null }),
       'POST /admin/api/campaigns/:id/preview': fromValue({ contactId: contact.id, campaign: { subject: '{{ contact.email }}' } }),

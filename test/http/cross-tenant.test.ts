@@ -50,6 +50,7 @@ interface Tenant {
   campaignName: string;
   segmentId: string;
   segmentName: string;
+  fieldId: string;
   fieldName: string;
   kpiId: string;
   sendId: string;
@@ -65,6 +66,8 @@ const OWNED: Record<string, { id: (a: Tenant) => string; notFound: string }> = {
   contacts: { id: (a) => a.contactId, notFound: 'Lead not found' },
   leads: { id: (a) => a.contactId, notFound: 'Lead not found' },
   outbox: { id: (a) => a.messageId, notFound: 'Message not found' },
+  fields: { id: (a) => a.fieldId, notFound: 'Custom field not found' },
+  kpis: { id: (a) => a.kpiId, notFound: 'KPI not found' },
 };
 
 /** A valid body for the `:id` routes that take one, so the answer is about the id, not the body. */
@@ -77,6 +80,8 @@ const BODIES: Record<string, (a: Tenant, b: Tenant) => unknown> = {
   'PATCH /admin/api/contacts/:id': () => ({ optedOut: true, archived: true }),
   'POST /admin/api/contacts/:id/notes': () => ({ text: 'planted' }),
   'POST /admin/api/contacts/:id/suppressions/lift': (a) => ({ address: a.contactEmail }),
+  'PATCH /admin/api/fields/:id': () => ({ name: 'Stolen' }),
+  'PATCH /admin/api/kpis/:id': () => ({ name: 'Stolen' }),
 };
 
 /** One request of B at A's ids, and what it must answer. */
@@ -259,7 +264,7 @@ async function tenant(): Promise<Tenant> {
   const segmentName = uniq('Segment ');
   const segment = await makeSegment(t.db, user.accountId, { name: segmentName, criteria: { tags: ['vip'] } });
   const fieldName = uniq('Field ');
-  await makeField(t.db, user.accountId, fieldName, 'string');
+  const field = await makeField(t.db, user.accountId, fieldName, 'string');
   const kpiId = uniq('kpi_');
   await makeKpi(t.db, user.accountId, kpiId);
   return {
@@ -277,6 +282,7 @@ async function tenant(): Promise<Tenant> {
     campaignName,
     segmentId: segment.id,
     segmentName,
+    fieldId: field.id,
     fieldName,
     kpiId,
     sendId: '',
@@ -299,6 +305,7 @@ const secretsOf = (x: Tenant) => [
   x.campaignName,
   x.segmentId,
   x.segmentName,
+  x.fieldId,
   x.fieldName,
   x.kpiId,
   x.sendId,

@@ -4,7 +4,7 @@ import { FIELD_TYPES as CONTRACT_FIELD_TYPES, SCOPES as SCOPE_IDS, type Scope } 
 
 /* The shapes of the account, users, keys, definitions and session come from the admin API's contract (type imports only). */
 export type { Account, AccountPatch, Plan } from '../../contract/admin/account';
-export type { CustomField, CustomFieldInput, FieldType, Kpi, KpiInput } from '../../contract/admin/definitions';
+export type { CustomField, CustomFieldInput, FieldType, Kpi, KpiInput, RenameInput } from '../../contract/admin/definitions';
 export type { ApiKey, KeyCreatedBody, KeyInput, KeyPatchInput, KeyState, Scope } from '../../contract/admin/keys';
 export type { LoginInput, Session } from '../../contract/admin/session';
 export type { Role, User, UserInput } from '../../contract/admin/users';
@@ -35,6 +35,7 @@ import type { CampaignCreateBody } from '../../contract/admin/campaigns';
 /** The campaign routes' shapes, from the admin API's contract (src/contract/admin/campaigns.ts). */
 export type {
   Campaign,
+  CampaignDuplicated,
   CampaignPreview,
   CampaignStats,
   EmailPreview,

@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { Choice, IdParams, Nullable, QueryNumber, Timestamp } from '../common.js';
+import { Choice, IdParams, NoContent, Nullable, QueryNumber, Timestamp } from '../common.js';
 import { CAMPAIGN_MODES, CAMPAIGN_SCHEDULES, CHANNELS, MAX_JSON_DEPTH, WEBHOOK_DELIVERY_STATUSES } from '../constants.js';
 
 /**
@@ -73,6 +73,13 @@ export const Campaign = Type.Object(
   { title: 'Campaign' },
 );
 export type Campaign = Static<typeof Campaign>;
+
+/** `POST /campaigns/:id/duplicate`: the copy, and its own new webhook signing secret (shown once, as on create). */
+export const CampaignDuplicated = Type.Object({ ...Campaign.properties, webhookSecret: Type.String() }, { title: 'CampaignDuplicated' });
+export type CampaignDuplicated = Static<typeof CampaignDuplicated>;
+
+/** `DELETE /campaigns/:id`: 204, no body. */
+export { NoContent as CampaignDeleted };
 
 export const CampaignList = Type.Object({ items: Type.Array(Campaign) });
 export type CampaignList = Static<typeof CampaignList>;

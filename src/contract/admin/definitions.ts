@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { Choice, OneOf } from '../common.js';
+import { Choice, IdParams, NoContent, OneOf } from '../common.js';
 import { FIELD_TYPES } from '../constants.js';
 
 /** Custom fields and KPIs of the account (docs/admin-api.md, Custom fields and KPIs). */
@@ -30,3 +30,10 @@ export type KpiListBody = Static<typeof KpiList>;
 
 export const KpiBody = Type.Object({ id: Type.String(), name: Type.String() }, { additionalProperties: false });
 export type KpiInput = Static<typeof KpiBody>;
+
+/** `PATCH /fields/:id`, `PATCH /kpis/:id`: the new name (a field's type and a KPI's id never change). */
+export const RenameBody = Type.Object({ name: Type.String() }, { additionalProperties: false });
+export type RenameInput = Static<typeof RenameBody>;
+
+/** `DELETE /fields/:id`, `DELETE /kpis/:id`: 204, no body. */
+export { IdParams as DefinitionParams, NoContent as DefinitionDeleted };

@@ -3,6 +3,8 @@ import {
   Campaign,
   CampaignCreateBody,
   CampaignCreated,
+  CampaignDeleted,
+  CampaignDuplicated,
   CampaignList,
   CampaignParams,
   CampaignPatchBody,
@@ -21,7 +23,16 @@ import { listWebhookDeliveries, MAX_LIST_LIMIT } from '../../webhooks/list.js';
 import { presentCampaign, type Campaign as StoredCampaign } from './campaign.js';
 import { previewCampaign } from './campaign-preview.js';
 import { testSend } from './campaign-test-send.js';
-import { campaignLinkClicks, campaignStats, createCampaign, getCampaign, listCampaigns, updateCampaign } from './campaigns.service.js';
+import {
+  campaignLinkClicks,
+  campaignStats,
+  createCampaign,
+  deleteCampaign,
+  duplicateCampaign,
+  getCampaign,
+  listCampaigns,
+  updateCampaign,
+} from './campaigns.service.js';
 import { campaignDailyStats, MAX_STATS_DAYS } from './daily-stats.js';
 
 /** The Campaign of docs/admin-api.md: the CLI's JSON without the account id (the session names the account). */
@@ -51,6 +62,22 @@ export const campaignAdminRoutes =
       async (request) => {
         await updateCampaign(db, config, request.admin.accountId, request.params.id, request.body);
         return present(await getCampaign(db, request.admin.accountId, request.params.id));
+      },
+    );
+    app.delete(
+      '/campaigns/:id',
+      { schema: { hide: true, params: CampaignParams, response: { 204: CampaignDeleted } } },
+      async (request, reply) => {
+        await deleteCampaign(db, request.admin.accountId, request.params.id);
+        return reply.code(204).send(null);
+      },
+    );
+    app.post(
+      '/campaigns/:id/duplicate',
+      { schema: { hide: true, params: CampaignParams, response: { 200: CampaignDuplicated } } },
+      async (request) => {
+        const copy = await duplicateCampaign(db, config, request.admin.accountId, request.params.id);
+        return { ...present(copy.campaign), webhookSecret: copy.webhookSecret };
       },
     );
 

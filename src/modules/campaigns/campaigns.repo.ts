@@ -9,7 +9,12 @@ import { utcDayOf } from '../../db/utc-day.js';
  * Each function takes a Queryable: the app's database, or a Kysely bound to an open transaction.
  * `lock` (PostgreSQL only; SQLite transactions already hold the write lock from their start)
  * makes a read inside a read-modify-write transaction take a row lock.
+ * A deleted campaign (deleted_at set, migration 0013) is skipped by every read and write here:
+ * to the rest of the app it does not exist.
  */
+/** The campaigns not deleted. */
+const live = (db: Queryable) => kyselyOf(db).selectFrom('campaigns').where('deleted_at', 'is', null);
+
 export async function selectAccountPlan(db: Queryable, accountId: string, lock = false): Promise<AccountsTable['plan'] | undefined> {
   let query = kyselyOf(db).selectFrom('accounts').select('plan').where('id', '=', accountId);
   // A shared lock: a concurrent plan change (which updates this row) waits for our commit, or we for its.
@@ -23,7 +28,7 @@ export async function selectCampaign(
   campaignId: string,
   lock = false,
 ): Promise<CampaignsTable | undefined> {
-  let query = kyselyOf(db).selectFrom('campaigns').selectAll().where('account_id', '=', accountId).where('id', '=', campaignId);
+  let query = live(db).selectAll().where('account_id', '=', accountId).where('id', '=', campaignId);
   if (lock) query = query.forUpdate();
   return query.executeTakeFirst();
 }
@@ -54,6 +59,7 @@ export async function selectCampaignsWithWebhooks(
     .selectAll('c')
     .select('w.url as webhook_url')
     .where('c.id', 'in', campaignIds)
+    .where('c.deleted_at', 'is', null)
     .orderBy('c.id')
     .orderBy('w.position')
     .execute();
@@ -70,12 +76,7 @@ export async function selectCampaignsWithWebhooks(
 }
 
 export async function campaignExists(db: Queryable, accountId: string, campaignId: string): Promise<boolean> {
-  const row = await kyselyOf(db)
-    .selectFrom('campaigns')
-    .select('id')
-    .where('account_id', '=', accountId)
-    .where('id', '=', campaignId)
-    .executeTakeFirst();
+  const row = await live(db).select('id').where('account_id', '=', accountId).where('id', '=', campaignId).executeTakeFirst();
   return row !== undefined;
 }
 
@@ -91,7 +92,7 @@ export async function selectWebhookUrls(db: Queryable, accountId: string, campai
 }
 
 export async function selectCampaigns(db: Queryable, accountId: string): Promise<CampaignsTable[]> {
-  return kyselyOf(db).selectFrom('campaigns').selectAll().where('account_id', '=', accountId).orderBy('created_at').orderBy('id').execute();
+  return live(db).selectAll().where('account_id', '=', accountId).orderBy('created_at').orderBy('id').execute();
 }
 
 /** Every webhook of the account's campaigns, in one query (for listings). */
@@ -106,12 +107,7 @@ export async function selectAccountWebhooks(db: Queryable, accountId: string): P
 }
 
 export async function selectWebhookSecret(db: Queryable, accountId: string, campaignId: string): Promise<string | undefined> {
-  const row = await kyselyOf(db)
-    .selectFrom('campaigns')
-    .select('webhook_secret')
-    .where('account_id', '=', accountId)
-    .where('id', '=', campaignId)
-    .executeTakeFirst();
+  const row = await live(db).select('webhook_secret').where('account_id', '=', accountId).where('id', '=', campaignId).executeTakeFirst();
   return row?.webhook_secret;
 }
 
@@ -128,7 +124,13 @@ export async function updateCampaignRow(
   campaignId: string,
   values: Partial<Omit<CampaignsTable, 'id' | 'account_id' | 'webhook_secret' | 'created_at'>>,
 ): Promise<void> {
-  await kyselyOf(db).updateTable('campaigns').set(values).where('account_id', '=', accountId).where('id', '=', campaignId).execute();
+  await kyselyOf(db)
+    .updateTable('campaigns')
+    .set(values)
+    .where('account_id', '=', accountId)
+    .where('id', '=', campaignId)
+    .where('deleted_at', 'is', null)
+    .execute();
 }
 
 /** The list is replaced as a whole: positions 0..n-1 are the order the caller gave. */
@@ -153,6 +155,59 @@ export async function deactivateWhatsappCampaigns(db: Queryable, accountId: stri
     .where('account_id', '=', accountId)
     .where('channel', '=', 'whatsapp')
     .where('active', '=', 1)
+    .execute();
+}
+
+/** The names of the account's campaigns (not deleted) that start with `prefix`: a duplicate picks a free name among them. */
+export async function selectCampaignNamesStartingWith(db: Queryable, accountId: string, prefix: string): Promise<string[]> {
+  const rows = await live(db).select('name').where('account_id', '=', accountId).execute();
+  // Filtered here, not with LIKE: a name may hold % or _, and SQLite's LIKE ignores case.
+  return rows.map((r) => r.name).filter((name) => name.startsWith(prefix));
+}
+
+/** Marks the campaign deleted (and inactive). Rows changed: 0 when it is not this account's or already deleted. */
+export async function markCampaignDeleted(db: Queryable, accountId: string, campaignId: string, now: number): Promise<number> {
+  const result = await kyselyOf(db)
+    .updateTable('campaigns')
+    .set({ deleted_at: now, active: 0, updated_at: now })
+    .where('account_id', '=', accountId)
+    .where('id', '=', campaignId)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+/**
+ * Ends the campaign's sends that have not gone out (pending or queued, test sends included) as
+ * cancelled with `reason`. A conditional update on the status, like the cancel operation: a
+ * send a worker has already claimed (sending) is left to it, and its due-time check finds no
+ * campaign. Answers how many were cancelled.
+ */
+export async function cancelUnsentSends(
+  db: Queryable,
+  accountId: string,
+  campaignId: string,
+  reason: string,
+  now: number,
+): Promise<number> {
+  const result = await kyselyOf(db)
+    .updateTable('sends')
+    .set({ status: 'cancelled', reason, lease_until: null, updated_at: now })
+    .where('account_id', '=', accountId)
+    .where('campaign_id', '=', campaignId)
+    .where('status', 'in', ['pending', 'queued'])
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+/** Gives up the campaign's webhook deliveries still waiting for an attempt (failed, with `reason`). */
+export async function failPendingWebhookDeliveries(db: Queryable, accountId: string, campaignId: string, reason: string, now: number) {
+  await kyselyOf(db)
+    .updateTable('webhook_deliveries')
+    .set({ status: 'failed', last_error: reason, updated_at: now })
+    .where('account_id', '=', accountId)
+    .where('campaign_id', '=', campaignId)
+    .where('status', '=', 'pending')
     .execute();
 }
 

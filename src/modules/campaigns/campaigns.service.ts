@@ -7,6 +7,7 @@ import { AppError } from '../../errors.js';
 import { newId } from '../../ids.js';
 import { campaignSendCounts } from '../sends/sends.service.js';
 import { type Campaign, toCampaign } from './campaign.js';
+import { copyName, copyNamePrefix } from './campaign-copies.js';
 import {
   type CampaignInput,
   type CampaignUpdate,
@@ -79,6 +80,59 @@ export async function updateCampaign(
     if (update.webhooks !== undefined) await repo.replaceWebhooks(tx, accountId, campaignId, next.webhooks);
   });
   return { id: campaignId };
+}
+
+/**
+ * A copy of the campaign (docs/decisions.md, Editing and deleting): every setting, templates
+ * and webhook URLs included, under a free "(copy)" name, inactive, with a new webhook signing
+ * secret (a secret is never copied). The settings were checked when saved, so they are copied
+ * as stored (no DNS look-up of the webhooks again). Answers the copy and its secret.
+ */
+export async function duplicateCampaign(
+  db: Db,
+  config: Pick<Config, 'secret'>,
+  accountId: string,
+  campaignId: string,
+): Promise<{ campaign: Campaign; webhookSecret: string }> {
+  const id = newId('cmp');
+  const webhookSecret = newWebhookSecret();
+  await inTransaction(db, async (tx) => {
+    await requireAccount(tx, accountId, db.engine === 'postgres');
+    const found = await findCampaign(tx, accountId, campaignId);
+    if (!found) throw new AppError('CAMPAIGN_NOT_FOUND');
+    const taken = new Set(await repo.selectCampaignNamesStartingWith(tx, accountId, copyNamePrefix(found.name)));
+    const settings: Settings = { ...settingsOf(found), name: copyName(found.name, taken), active: false };
+    const now = Date.now();
+    await repo.insertCampaign(tx, accountId, {
+      id,
+      ...rowValues(settings),
+      webhook_secret: sealWebhookSecret(config, webhookSecret),
+      created_at: now,
+      updated_at: now,
+    });
+    await repo.replaceWebhooks(tx, accountId, id, settings.webhooks);
+  });
+  return { campaign: await getCampaign(db, accountId, id), webhookSecret };
+}
+
+/** Why the sends of a deleted campaign that had not gone out were cancelled (their `reason`). */
+export const DELETED_CAMPAIGN_REASON = 'campaign deleted';
+
+/**
+ * Deletes the campaign (docs/decisions.md, Editing and deleting): the row is kept, marked
+ * deleted, so its history (sends, outbox, engagements, webhook deliveries) keeps its campaign
+ * id; from then on every operation answers "Campaign not found" for it, triggers included. In
+ * the same transaction its sends that had not gone out are cancelled ("campaign deleted") and
+ * its webhook deliveries still waiting are given up. Answers how many sends were cancelled.
+ */
+export async function deleteCampaign(db: Db, accountId: string, campaignId: string): Promise<{ cancelledSends: number }> {
+  return inTransaction(db, async (tx) => {
+    const now = Date.now();
+    if ((await repo.markCampaignDeleted(tx, accountId, campaignId, now)) === 0) await notFound(tx, accountId);
+    const cancelledSends = await repo.cancelUnsentSends(tx, accountId, campaignId, DELETED_CAMPAIGN_REASON, now);
+    await repo.failPendingWebhookDeliveries(tx, accountId, campaignId, DELETED_CAMPAIGN_REASON, now);
+    return { cancelledSends };
+  });
 }
 
 /**

@@ -3,13 +3,14 @@ import { Link, useLocation, useNavigate, useParams, useSearchParams } from 'reac
 import { ApiError, api, errorMessage } from '../api';
 import { CHANNEL_UI } from '../channels/registry';
 import { Badge } from '../components/Badge';
+import { ConfirmButton } from '../components/Confirm';
 import { CopyButton } from '../components/CopyButton';
 import { FormAlert, useFormErrors } from '../components/Form';
 import { PageHeader } from '../components/PageHeader';
 import { ErrorState, Loading } from '../components/States';
 import { formatDateTime } from '../format';
 import { useApi } from '../hooks';
-import type { Campaign } from '../types';
+import type { Campaign, CampaignDuplicated } from '../types';
 import { triggerSummary } from './CampaignsPage';
 import { CampaignEditor } from './campaign/CampaignEditor';
 import { CampaignStats } from './campaign/CampaignStats';
@@ -59,13 +60,14 @@ function CampaignScreen({ campaign, onSaved }: { campaign: Campaign | undefined;
   const initial = campaign ? formOf(campaign) : emptyForm();
   const [saved, setSaved] = useState<CampaignForm>(initial);
   const [form, setForm] = useState<CampaignForm>(initial);
-  const [busy, setBusy] = useState<'save' | 'activate' | null>(null);
+  const [busy, setBusy] = useState<'save' | 'activate' | 'duplicate' | null>(null);
+  const [actionError, setActionError] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const errors = useFormErrors();
   const activationErrors = useFormErrors();
   const dirty = !sameForm(form, saved);
-  // The webhook signing secret is only given when the campaign is created.
-  const webhookSecret = (location.state as { webhookSecret?: string } | null)?.webhookSecret;
+  // The webhook signing secret is only given when the campaign is created (or duplicated).
+  const { webhookSecret, duplicated } = (location.state as { webhookSecret?: string; duplicated?: boolean } | null) ?? {};
 
   useEffect(() => {
     if (!notice) return;
@@ -126,6 +128,33 @@ function CampaignScreen({ campaign, onSaved }: { campaign: Campaign | undefined;
     }
   };
 
+  /** The copy opens at once, inactive, with its own signing secret shown once (as after create). */
+  const duplicate = async () => {
+    if (!campaign) return;
+    setBusy('duplicate');
+    setActionError(null);
+    try {
+      const copy = await api.post<CampaignDuplicated>(`/campaigns/${encodeURIComponent(campaign.id)}/duplicate`);
+      navigate(`/campaigns/${encodeURIComponent(copy.id)}`, { state: { webhookSecret: copy.webhookSecret, duplicated: true } });
+    } catch (err) {
+      setActionError(errorMessage(err));
+    } finally {
+      setBusy(null);
+    }
+  };
+
+  /** Deleting cancels the sends not gone out yet (docs/decisions.md, Editing and deleting). */
+  const remove = async () => {
+    if (!campaign) return;
+    setActionError(null);
+    try {
+      await api.del(`/campaigns/${encodeURIComponent(campaign.id)}`);
+      navigate('/campaigns', { state: { notice: `Campaign “${campaign.name}” deleted.` } });
+    } catch (err) {
+      setActionError(errorMessage(err));
+    }
+  };
+
   const activationFailure = activationErrors.error;
   const activationError =
     activationErrors.get('/active') ??
@@ -172,6 +201,10 @@ function CampaignScreen({ campaign, onSaved }: { campaign: Campaign | undefined;
               >
                 {busy === 'activate' ? 'Saving…' : campaign.active ? 'Deactivate' : dirty ? 'Save and activate' : 'Activate'}
               </button>
+              <button type="button" className="button" onClick={() => void duplicate()} disabled={busy !== null}>
+                {busy === 'duplicate' ? 'Duplicating…' : 'Duplicate'}
+              </button>
+              <ConfirmButton label="Delete" confirmLabel="Delete campaign" className="button button--danger-quiet" onConfirm={remove} />
             </div>
           )
         }
@@ -181,6 +214,11 @@ function CampaignScreen({ campaign, onSaved }: { campaign: Campaign | undefined;
           {activationError}
         </p>
       )}
+      {actionError && (
+        <p className="alert alert--error" role="alert">
+          {actionError}
+        </p>
+      )}
       {notice && (
         <p className="alert alert--success" role="status">
           {notice}
@@ -188,7 +226,7 @@ function CampaignScreen({ campaign, onSaved }: { campaign: Campaign | undefined;
       )}
       {webhookSecret && campaign && CHANNEL_UI[campaign.channel].webhooks && (
         <section className="card card--success" aria-labelledby="secret-title">
-          <h2 id="secret-title">Campaign created</h2>
+          <h2 id="secret-title">{duplicated ? 'Campaign duplicated' : 'Campaign created'}</h2>
           <p>
             Its webhooks are signed with this secret (Standard Webhooks). Copy it now to verify signatures on your side: it is shown only
             once.

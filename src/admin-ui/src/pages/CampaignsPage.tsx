@@ -1,4 +1,4 @@
-import { Link } from 'react-router';
+import { Link, useLocation } from 'react-router';
 import { CHANNEL_UI } from '../channels/registry';
 import { Badge } from '../components/Badge';
 import { PageHeader } from '../components/PageHeader';
@@ -15,6 +15,8 @@ export function triggerSummary(c: Pick<Campaign, 'schedule' | 'mode' | 'delaySec
 
 export function CampaignsPage() {
   const campaigns = useApi<{ items: Campaign[] }>('/campaigns');
+  // Set by the campaign page after a delete.
+  const notice = (useLocation().state as { notice?: string } | null)?.notice;
   const items = campaigns.data?.items ?? [];
   const newButton = (
     <Link to="/campaigns/new" className="button button--primary">
@@ -28,6 +30,11 @@ export function CampaignsPage() {
         description="Single-recipient messages your back end triggers through the API, by email or WhatsApp."
         actions={items.length > 0 && newButton}
       />
+      {notice && (
+        <p className="alert alert--success" role="status">
+          {notice}
+        </p>
+      )}
       {campaigns.error ? (
         <ErrorState error={campaigns.error} onRetry={campaigns.reload} />
       ) : !campaigns.data ? (

@@ -3,10 +3,11 @@ import { api } from '../api';
 import { Badge } from '../components/Badge';
 import { FormAlert, SelectField, TextField, useFormErrors } from '../components/Form';
 import { PageHeader } from '../components/PageHeader';
+import { RenameDelete } from '../components/RenameDelete';
 import { EmptyState, ErrorState, Loading } from '../components/States';
 import { Table } from '../components/Table';
 import { useApi } from '../hooks';
-import { type CustomField, type CustomFieldInput, FIELD_TYPES, type FieldType } from '../types';
+import { type CustomField, type CustomFieldInput, FIELD_TYPES, type FieldType, type RenameInput } from '../types';
 
 /** What the API accepts for each type (service-spec.md, custom field value formats). */
 export const FIELD_FORMATS: Record<FieldType, string> = {
@@ -45,12 +46,24 @@ export function FieldsPage() {
   };
 
   const items = fields.data?.items ?? [];
+  const rename = async (field: CustomField, newName: string) => {
+    await api.patch<CustomField>(`/fields/${encodeURIComponent(field.id)}`, { name: newName } satisfies RenameInput);
+    await fields.reload();
+  };
+  const remove = async (field: CustomField) => {
+    await api.del(`/fields/${encodeURIComponent(field.id)}`);
+    await fields.reload();
+  };
   return (
     <>
       <PageHeader
         title="Custom fields"
         description="Fields your back end can write on contacts with POST /api/leads (fields: [{key, value}], where key is the field name)."
       />
+      <p className="muted">
+        Renaming keeps every stored value and updates saved segments; your back end and templates ({'{{ contact.fields.Name }}'}) must use
+        the new name. Deleting removes every contact's value; a field a segment uses cannot be deleted.
+      </p>
       <section className="card" aria-labelledby="new-field-title">
         <h2 id="new-field-title">New field</h2>
         <form onSubmit={submit} noValidate className="inline-form">
@@ -107,6 +120,12 @@ export function FieldsPage() {
             { header: 'Name', cell: (f) => <code>{f.name}</code> },
             { header: 'Type', cell: (f) => <Badge tone="blue">{f.type}</Badge> },
             { header: 'Format', cell: (f) => <span className="muted">{FIELD_FORMATS[f.type] ?? ''}</span> },
+            {
+              header: 'Actions',
+              cell: (f) => (
+                <RenameDelete name={f.name} what={`field ${f.name}`} onRename={(n) => rename(f, n)} onDelete={() => remove(f)} />
+              ),
+            },
           ]}
         />
       )}

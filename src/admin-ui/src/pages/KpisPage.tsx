@@ -2,10 +2,11 @@ import { type FormEvent, useState } from 'react';
 import { api } from '../api';
 import { FormAlert, TextField, useFormErrors } from '../components/Form';
 import { PageHeader } from '../components/PageHeader';
+import { RenameDelete } from '../components/RenameDelete';
 import { EmptyState, ErrorState, Loading } from '../components/States';
 import { Table } from '../components/Table';
 import { useApi } from '../hooks';
-import type { Kpi, KpiInput } from '../types';
+import type { Kpi, KpiInput, RenameInput } from '../types';
 
 export function KpisPage() {
   const kpis = useApi<{ items: Kpi[] }>('/kpis');
@@ -34,12 +35,21 @@ export function KpisPage() {
   };
 
   const items = kpis.data?.items ?? [];
+  const rename = async (kpi: Kpi, newName: string) => {
+    await api.patch<Kpi>(`/kpis/${encodeURIComponent(kpi.id)}`, { name: newName } satisfies RenameInput);
+    await kpis.reload();
+  };
+  const remove = async (kpi: Kpi) => {
+    await api.del(`/kpis/${encodeURIComponent(kpi.id)}`);
+    await kpis.reload();
+  };
   return (
     <>
       <PageHeader
         title="KPIs"
         description="Running totals per contact. Each number your back end sends (kpis: {id: number}) is added to the contact's current value."
       />
+      <p className="muted">Renaming changes the display name only (the id stays). Deleting removes every contact's total.</p>
       <section className="card" aria-labelledby="new-kpi-title">
         <h2 id="new-kpi-title">New KPI</h2>
         <form onSubmit={submit} noValidate className="inline-form">
@@ -93,6 +103,10 @@ export function KpisPage() {
           columns={[
             { header: 'KPI id', cell: (k) => <code>{k.id}</code> },
             { header: 'Display name', cell: (k) => k.name },
+            {
+              header: 'Actions',
+              cell: (k) => <RenameDelete name={k.name} what={`KPI ${k.id}`} onRename={(n) => rename(k, n)} onDelete={() => remove(k)} />,
+            },
           ]}
         />
       )}

@@ -1,0 +1,111 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import pg from 'pg';
+import { type ApiResponse, apiClient, startTestApp, type TestApp } from '../helpers/app.js';
+import { makeEmailCampaign, makeTenant, randomEmail } from '../helpers/factories.js';
+
+/**
+ * Round trips to PostgreSQL per public write (issue 12): every statement a request sends is one
+ * round trip on this driver (pg sends one query at a time and does not pipeline), BEGIN and
+ * COMMIT included. The counts are pinned here and written down in docs/performance.md; a change
+ * that adds a round trip to a hot path fails this test and has to say why.
+ *
+ * Counted with the driver's own `Client#query`, in a process that runs only the API (no
+ * dispatcher or webhook worker polling), after one warm-up request of the same kind (the first
+ * request of a key reads the key; later ones find it in the process's cache).
+ */
+const onPostgres = Boolean(process.env.DATABASE_URL);
+
+/** Where each count stands today; lower it when a change saves a round trip. */
+const PINNED = {
+  'POST /api/leads, new contact': 5,
+  'POST /api/leads, update': 4,
+  'POST /api/events': 4,
+  'POST /api/campaigns/trigger, immediate, known contact, free plan': 9,
+  'POST /api/campaigns/trigger, delay, restart of a pending send': 6,
+  'POST /api/campaigns/cancel, pending send': 5,
+  'POST /api/campaigns/cancel, nothing pending': 5,
+} as const;
+
+describe('round trips per public write on PostgreSQL', { skip: !onPostgres && 'PostgreSQL only (DATABASE_URL)' }, () => {
+  let t: TestApp;
+  let statements: string[] | undefined;
+  const query = pg.Client.prototype.query;
+
+  before(async () => {
+    t = await startTestApp();
+    pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+      const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string }).text;
+      statements?.push(String(text));
+      return (query as (...a: unknown[]) => unknown).apply(this, args);
+    } as typeof query;
+  });
+  after(async () => {
+    pg.Client.prototype.query = query;
+    await t.close();
+  });
+
+  /** The statements `request` sends, after `warmUp` (a request of the same kind) has run once. */
+  async function count(request: () => Promise<ApiResponse>, warmUp = request): Promise<string[]> {
+    const warm = await warmUp();
+    assert.equal(warm.status, 200, JSON.stringify(warm.body));
+    statements = [];
+    const res = await request();
+    const sent = statements;
+    statements = undefined;
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    return sent;
+  }
+
+  async function tenant() {
+    const { accountId, key } = await makeTenant(t.db, t.config);
+    const api = apiClient(t.app, key);
+    return { accountId, api };
+  }
+
+  function pin(line: keyof typeof PINNED, sent: string[]): void {
+    assert.equal(sent.length, PINNED[line], `${line}: ${sent.length} statements\n${sent.join('\n')}`);
+  }
+
+  test('contact writes', async () => {
+    const { api } = await tenant();
+    pin('POST /api/leads, new contact', await count(() => api.post('/api/leads', { email: randomEmail(), name: 'Ada' })));
+    const email = randomEmail();
+    pin('POST /api/leads, update', await count(() => api.post('/api/leads', { email, name: 'Ada', tags: ['vip'] })));
+  });
+
+  test('event writes', async () => {
+    const { api } = await tenant();
+    const lead = await api.post('/api/leads', { email: randomEmail(), name: 'Ada' });
+    pin('POST /api/events', await count(() => api.post('/api/events', { type: 'purchase', leadId: lead.body.id })));
+  });
+
+  test('triggers', async () => {
+    const { accountId, api } = await tenant();
+    const immediate = await makeEmailCampaign(t, accountId, { reentry: true });
+    const email = randomEmail();
+    pin(
+      'POST /api/campaigns/trigger, immediate, known contact, free plan',
+      await count(
+        () => api.post('/api/campaigns/trigger', { campaignId: immediate.id, lead: email }),
+        () => api.post('/api/campaigns/trigger', { campaignId: immediate.id, lead: { email, name: 'Ada' } }),
+      ),
+    );
+    const delayed = await makeEmailCampaign(t, accountId, { mode: 'delay', delaySeconds: 3600 });
+    pin(
+      'POST /api/campaigns/trigger, delay, restart of a pending send',
+      await count(() => api.post('/api/campaigns/trigger', { campaignId: delayed.id, lead: email })),
+    );
+  });
+
+  test('cancels', async () => {
+    const { accountId, api } = await tenant();
+    const delayed = await makeEmailCampaign(t, accountId, { mode: 'delay', delaySeconds: 3600 });
+    const email = randomEmail();
+    await api.post('/api/leads', { email, name: 'Ada' });
+    const trigger = () => api.post('/api/campaigns/trigger', { campaignId: delayed.id, lead: email });
+    const cancel = () => api.post('/api/campaigns/cancel', { campaignId: delayed.id, lead: email });
+    pin('POST /api/campaigns/cancel, pending send', await count(cancel, trigger));
+    pin('POST /api/campaigns/cancel, nothing pending', await count(cancel));
+  });
+});
