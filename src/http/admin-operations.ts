@@ -104,8 +104,8 @@ export const ADMIN_OPERATIONS: Record<string, AdminOperation> = {
   },
   'DELETE /kpis/{id}': {
     summary: 'Delete a KPI',
-    description: "Deletes the definition and every contact's total of it.",
-    errors: ['KPI_NOT_FOUND'],
+    description: "Deletes the definition and every contact's total of it; 409 while a saved segment compares it.",
+    errors: ['KPI_NOT_FOUND', conflict("KPI 'purchases' is used by segment 'Repeat buyers': edit or delete it first")],
   },
   'GET /campaigns': { summary: 'List campaigns', description: "The account's campaigns with their settings." },
   'POST /campaigns': {

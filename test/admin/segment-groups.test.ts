@@ -264,6 +264,26 @@ test('a count is kept for a minute, but an edited segment is counted again at on
   assert.equal(await count(), 2);
 });
 
+test('a KPI compared by a saved segment cannot be deleted (409 naming the segment) until the segment no longer compares it', async () => {
+  const { panel, accountId } = await signedIn(t);
+  await makeKpi(t.db, accountId, 'purchases');
+  const segment = (
+    await panel.post('/segments', {
+      name: 'Repeat buyers',
+      criteria: { groups: [{}, { kpis: [{ id: 'purchases', op: 'gte', value: 2 }] }] },
+    })
+  ).body;
+  const refused = assertError(
+    await panel.del('/kpis/purchases'),
+    409,
+    "KPI 'purchases' is used by segment 'Repeat buyers': edit or delete it first",
+  );
+  assert.equal(refused.code, 'CONFLICT');
+  assert.equal((await panel.get('/kpis')).body.items.length, 1);
+  await panel.put(`/segments/${segment.id}`, { name: 'Repeat buyers', criteria: { groups: [{}] } });
+  assert.equal((await panel.del('/kpis/purchases')).status, 204);
+});
+
 describe('tenant isolation', () => {
   test("another account's contacts, events, fields and KPIs never count, whatever the operator", async () => {
     const a = await signedIn(t);
