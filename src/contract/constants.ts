@@ -34,6 +34,8 @@ export type SendStatus = (typeof SEND_STATUSES)[number];
 
 /** A segment's event criteria look back at most this many days (decisions.md: events are kept at least that long). */
 export const MAX_WITHIN_DAYS = 90;
+/** Groups of a segment's criteria (any may hold). */
+export const MAX_SEGMENT_GROUPS = 10;
 
 /**
  * Free-form values (metadata, custom field values) nest at most this many levels of objects

@@ -13,6 +13,7 @@ import * as bounces from './migrations/0011_bounces.js';
 import * as erasableContacts from './migrations/0012_erasable_contacts.js';
 import * as campaignDeletedAt from './migrations/0013_campaign_deleted_at.js';
 import * as contactSearchTrigrams from './migrations/0014_contact_search_trigrams.js';
+import * as segmentGroups from './migrations/0015_segment_groups.js';
 import * as authoring from './migrations/0016_authoring.js';
 import type { Database } from './schema.js';
 
@@ -32,6 +33,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0012_erasable_contacts': erasableContacts,
   '0013_campaign_deleted_at': campaignDeletedAt,
   '0014_contact_search_trigrams': contactSearchTrigrams,
+  '0015_segment_groups': segmentGroups,
   '0016_authoring': authoring,
 };
 

@@ -126,8 +126,8 @@ export const ADMIN_OPERATIONS: Record<string, AdminOperation> = {
   },
   'DELETE /kpis/{id}': {
     summary: 'Delete a KPI',
-    description: "Deletes the definition and every contact's total of it.",
-    errors: ['KPI_NOT_FOUND'],
+    description: "Deletes the definition and every contact's total of it; 409 while a saved segment compares it.",
+    errors: ['KPI_NOT_FOUND', conflict("KPI 'purchases' is used by segment 'Repeat buyers': edit or delete it first")],
   },
   'GET /campaigns': { summary: 'List campaigns', description: "The account's campaigns with their settings." },
   'POST /campaigns': {
@@ -247,7 +247,11 @@ export const ADMIN_OPERATIONS: Record<string, AdminOperation> = {
     errors: ['LEAD_NOT_FOUND'],
   },
   'GET /segments': { summary: 'List segments', description: "The account's saved segments and their criteria." },
-  'POST /segments': { summary: 'Save a segment', description: 'A named set of criteria (event, tags, field values); all must hold.' },
+  'POST /segments': {
+    summary: 'Save a segment',
+    description:
+      'A named set of criteria: groups, any of which may hold, each the AND of its events (done or not done), tags, field and KPI comparisons.',
+  },
   'PUT /segments/{id}': { summary: 'Edit a segment', description: 'Replaces the name and criteria.', errors: ['SEGMENT_NOT_FOUND'] },
   'DELETE /segments/{id}': {
     summary: 'Delete a segment',
@@ -288,7 +292,7 @@ export const ADMIN_TAGS: Record<string, string> = {
   'message-frame': 'The frame the panel shows email HTML in.',
   profile: "The signed-in user's own settings: their password.",
   outbox: 'Messages kept by the outbox transport.',
-  segments: 'Saved sets of criteria over events, tags and fields.',
+  segments: 'Saved sets of criteria over events, tags, fields and KPIs.',
   session: 'The current session.',
   users: 'Users of the account and their roles.',
 };

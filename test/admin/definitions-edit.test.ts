@@ -41,7 +41,7 @@ describe('custom fields: rename', () => {
     const segment = await makeSegment(t.db, accountId, { name: 'Pro', criteria: { fields: [{ name: 'plan', value: 'pro' }] } });
     assert.equal((await panel.patch(`/fields/${field.id}`, { name: 'Tier' })).status, 200);
     const saved = (await panel.get('/segments')).body.items.find((s: { id: string }) => s.id === segment.id);
-    assert.deepEqual(saved.criteria, { fields: [{ name: 'Tier', value: 'pro' }] });
+    assert.deepEqual(saved.criteria, { groups: [{ fields: [{ name: 'Tier', value: 'pro' }] }] });
     const members = await panel.get(`/segments/${segment.id}/contacts`);
     assert.deepEqual(
       members.body.items.map((c: { id: string }) => c.id),

@@ -212,13 +212,19 @@ describe('saved segments', () => {
     assert.equal(created.status, 200, JSON.stringify(created.body));
     assert.match(created.body.id, /^seg_/);
     assert.equal(created.body.name, 'Buyers');
-    assert.deepEqual(created.body.criteria, { event: { type: 'purchase', withinDays: 30 }, tags: ['black-friday'] });
+    // The one-group form is saved as one group.
+    assert.deepEqual(created.body.criteria, { groups: [{ events: [{ type: 'purchase', withinDays: 30 }], tags: ['black-friday'] }] });
     assert.match(created.body.createdAt, /Z$/);
-    assert.deepEqual((await panel.get('/segments')).body.items, [created.body]);
+    const [listed] = (await panel.get('/segments')).body.items;
+    assert.deepEqual(listed, { ...created.body, count: 0, countedAt: listed.countedAt });
+    assert.match(listed.countedAt, /Z$/);
 
-    const replaced = await panel.put(`/segments/${created.body.id}`, { name: 'Taggers', criteria: { tags: ['vip'] } });
+    const replaced = await panel.put(`/segments/${created.body.id}`, { name: 'Taggers', criteria: { groups: [{ tags: ['vip'] }] } });
     assert.equal(replaced.status, 200);
-    assert.deepEqual([replaced.body.id, replaced.body.name, replaced.body.criteria], [created.body.id, 'Taggers', { tags: ['vip'] }]);
+    assert.deepEqual(
+      [replaced.body.id, replaced.body.name, replaced.body.criteria],
+      [created.body.id, 'Taggers', { groups: [{ tags: ['vip'] }] }],
+    );
 
     assert.equal((await panel.del(`/segments/${created.body.id}`)).status, 204);
     assert.deepEqual((await panel.get('/segments')).body.items, []);

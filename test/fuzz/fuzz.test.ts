@@ -310,10 +310,17 @@ test('fuzz: the admin API answers every generated request with a 2xx or an exact
     active: false,
     webhooks: ['https://hooks.acme.test/x'],
   };
+  // Segment criteria with every kind of condition (groups, negation, comparisons, KPIs).
   const criteria = {
-    event: { type: 'click', withinDays: 30, metadata: { key: 'a', value: 'b' } },
-    tags: ['vip'],
-    fields: [{ name: 'city', value: 'Paris' }],
+    groups: [
+      {
+        events: [{ type: 'click', withinDays: 30, metadata: { key: 'a', value: 'b' }, negated: true }],
+        tags: ['vip'],
+        fields: [{ name: 'city', op: 'between', value: 'Paris', to: 'Rome' }],
+        kpis: [{ id: 'purchases', op: 'gte', value: 2 }],
+      },
+      {},
+    ],
   };
   const space: RequestSpace = {
     routes: registeredRoutes(t.app).filter(isAdminApi),

@@ -68,4 +68,4 @@ export type {
   Note,
 } from '../../contract/admin/contacts';
 export type { OutboxItem, OutboxMessage } from '../../contract/admin/outbox';
-export type { Criteria, Segment } from '../../contract/admin/segments';
+export type { Criteria, Segment, SegmentListItem } from '../../contract/admin/segments';

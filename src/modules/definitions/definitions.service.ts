@@ -5,7 +5,7 @@ import { inTransaction, isUniqueViolation } from '../../db/transaction.js';
 import { AppError, invalid } from '../../errors.js';
 import { newId } from '../../ids.js';
 import { getAccount } from '../accounts/accounts.service.js';
-import { renameFieldInSegments, segmentsNamingField } from '../segments/field-references.js';
+import { renameFieldInSegments, segmentsNamingField, segmentsNamingKpi, usedBy } from '../segments/field-references.js';
 import * as repo from './definitions.repo.js';
 
 export type { CustomField, Kpi } from '../../contract/admin/definitions.js';
@@ -51,11 +51,7 @@ export async function deleteField(db: Db, accountId: string, fieldId: string): P
     const field = await repo.selectField(tx, accountId, fieldId);
     if (!field) throw new AppError('FIELD_NOT_FOUND');
     const segments = await segmentsNamingField(tx, accountId, field.name_key);
-    if (segments.length > 0) {
-      const names = segments.map((s) => `'${s.name}'`).join(', ');
-      const used = segments.length > 1 ? `segments ${names}: edit or delete them first` : `segment ${names}: edit or delete it first`;
-      throw new AppError('CONFLICT', { message: `custom field '${field.name}' is used by ${used}` });
-    }
+    if (segments.length > 0) throw new AppError('CONFLICT', { message: `custom field '${field.name}' is used by ${usedBy(segments)}` });
     await repo.deleteFieldAndValues(tx, accountId, fieldId);
   });
 }
@@ -100,9 +96,16 @@ export async function renameKpi(db: Db, accountId: string, kpiId: string, input:
   return { id: kpiId, name };
 }
 
-/** Deletes a KPI and every contact's total of it (an API call naming it afterwards is as for an undefined KPI). */
+/**
+ * Deletes a KPI and every contact's total of it (an API call naming it afterwards is as for an
+ * undefined KPI). Refused (409) while a saved segment compares it, as for fields.
+ */
 export async function deleteKpi(db: Db, accountId: string, kpiId: string): Promise<void> {
-  const deleted = await inTransaction(db, (tx) => repo.deleteKpiAndTotals(tx, accountId, kpiId));
+  const deleted = await inTransaction(db, async (tx) => {
+    const segments = await segmentsNamingKpi(tx, accountId, kpiId);
+    if (segments.length > 0) throw new AppError('CONFLICT', { message: `KPI '${kpiId}' is used by ${usedBy(segments)}` });
+    return repo.deleteKpiAndTotals(tx, accountId, kpiId);
+  });
   if (deleted === 0) throw new AppError('KPI_NOT_FOUND');
 }
 

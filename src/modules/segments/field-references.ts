@@ -3,7 +3,7 @@ import { selectSegmentCriteria, updateSegmentCriteria } from './field-references
 
 /**
  * Saved segments name custom fields in their criteria (`fields: [{name, value}]`, the name as
- * defined). A field rename rewrites those names and a field delete is refused while a segment
+ * defined) and KPIs by id (`kpis: [{id, op, value}]`). A field rename rewrites those names and a field delete is refused while a segment
  * names it (docs/decisions.md, Editing and deleting). The criteria JSON is walked as a whole,
  * so a `fields` list nested anywhere (a group of criteria) is found too.
  */
@@ -68,4 +68,30 @@ export async function renameFieldInSegments(
     const renamed = renameFieldIn(JSON.parse(row.criteria), nameKey, newName);
     if (renamed !== undefined) await updateSegmentCriteria(db, accountId, row.id, JSON.stringify(renamed), now);
   }
+}
+
+/** Whether the criteria compare the KPI (`kpis: [{id, ...}]` in any group; ids match exactly). */
+export function namesKpi(criteria: Json, kpiId: string): boolean {
+  if (Array.isArray(criteria)) return criteria.some((item) => namesKpi(item, kpiId));
+  if (criteria === null || typeof criteria !== 'object') return false;
+  return Object.entries(criteria).some(
+    ([key, value]) =>
+      (key === 'kpis' && Array.isArray(value) && value.some((ref) => ref && typeof ref === 'object' && ref.id === kpiId)) ||
+      namesKpi(value, kpiId),
+  );
+}
+
+/** The account's segments whose criteria compare the KPI, by name. */
+export async function segmentsNamingKpi(db: Queryable, accountId: string, kpiId: string): Promise<{ id: string; name: string }[]> {
+  const rows = await selectSegmentCriteria(db, accountId);
+  return rows
+    .filter((row) => namesKpi(JSON.parse(row.criteria), kpiId))
+    .map(({ id, name }) => ({ id, name }))
+    .sort((a, b) => a.name.localeCompare(b.name));
+}
+
+/** "segment 'A': edit or delete it first", for the 409 of a definition in use. */
+export function usedBy(segments: { name: string }[]): string {
+  const names = segments.map((s) => `'${s.name}'`).join(', ');
+  return segments.length > 1 ? `segments ${names}: edit or delete them first` : `segment ${names}: edit or delete it first`;
 }

@@ -1,84 +1,147 @@
-import { sql } from 'kysely';
+import { type RawBuilder, sql } from 'kysely';
+import type { Comparison } from '../../contract/admin/segments.js';
 import type { Engine } from '../../db/connect.js';
 import { kyselyOf, type Queryable } from '../../db/queryable.js';
 import type { ContactCondition } from '../contacts/contacts.admin.service.js';
 import { parseFieldValue } from '../contacts/field-values.js';
-import type { Criteria, FieldRefs } from './segment-criteria.js';
+import { parseKpiIncrement } from '../contacts/kpi-values.js';
+import type { Criteria, Definitions, Group } from './segment-criteria.js';
 
 /**
  * The compiler of saved criteria to SQL: conditions on the contacts row `c` (the contact list
  * of the contacts module pages through them) and the count of a segment. segment-criteria.ts
- * checks criteria; this file only turns checked criteria into SQL.
+ * checks criteria; this file only turns checked criteria into SQL, the same rules on both
+ * engines (test/admin/segments-property.test.ts compares them with an in-memory evaluation).
  */
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+type EventCondition = NonNullable<Group['events']>[number];
+const NEVER = sql`1 = 0`;
+const OPERATORS: Record<Exclude<Comparison, 'between'>, string> = { eq: '=', gt: '>', gte: '>=', lt: '<', lte: '<=' };
 
-/** The event part of criteria as SQL terms on events `e` (without the contact). */
-function eventTerms(engine: Engine, accountId: string, event: NonNullable<Criteria['event']>, now: number) {
+/** The event condition as SQL terms on events `e` (without the contact). */
+function eventTerms(engine: Engine, accountId: string, event: EventCondition, now: number) {
   const since = now - event.withinDays * DAY_MS;
   const metadata = event.metadata ? sql` and ${metadataEquals(engine, event.metadata.key, event.metadata.value)}` : sql``;
   return sql`e.account_id = ${accountId} and e.type = ${event.type} and e.created_at >= ${since}${metadata}`;
 }
 
+/** `expression op value`, or both bounds of `between` (inclusive). */
+function compare(expression: RawBuilder<unknown>, op: Comparison, value: unknown, to: unknown) {
+  if (op === 'between') return sql`${expression} >= ${value} and ${expression} <= ${to}`;
+  return sql`${expression} ${sql.raw(OPERATORS[op])} ${value}`;
+}
+
 /**
- * The SQL conditions on contacts `c` that select a segment, cheapest first (the engine checks
- * each contact against them in this order). Archived contacts are never part of a segment
- * (they are out of the contact list too). A field deleted since the segment was saved
- * matches no contact. With `withEvent: false` the event part is left out, for a caller that
- * joins the events itself (segmentCount on SQLite).
+ * A field condition. Stored values are the JSON of the stored form: `eq` compares the texts
+ * (so it compares values), a Number is compared as a number, a Date (`"yyyy-mm-dd"`, quotes
+ * included) as text in byte order, which is date order (`collate "C"`: PostgreSQL's default
+ * collation may weigh punctuation differently). A seek on the primary key (contact_id,
+ * field_id); the correlation on c.id keeps it within the account.
  */
-export function criteriaConditions(
+function fieldCondition(engine: Engine, field: NonNullable<Group['fields']>[number], definitions: Definitions) {
+  const ref = definitions.fields.get(field.name.toLowerCase());
+  if (!ref) return NEVER;
+  const op = field.op ?? 'eq';
+  const stored = (raw: unknown) => {
+    const parsed = parseFieldValue(ref.type, raw);
+    if (parsed.kind !== 'set') return undefined;
+    return op !== 'eq' && ref.type === 'number' ? parsed.value : JSON.stringify(parsed.value);
+  };
+  const value = stored(field.value);
+  const to = op === 'between' ? stored(field.to) : null;
+  if (value === undefined || to === undefined) return NEVER;
+  let expression = sql`v.value`;
+  // PostgreSQL may test a scanned row's value before its field id: the CASE casts this field's values only.
+  if (op !== 'eq' && ref.type === 'number')
+    expression =
+      engine === 'postgres' ? sql`cast(case when v.field_id = ${ref.id} then v.value end as double precision)` : sql`cast(v.value as real)`;
+  else if (op !== 'eq' && engine === 'postgres') expression = sql`(v.value collate "C")`;
+  return sql`exists (select 1 from contact_field_values v where v.contact_id = c.id and v.field_id = ${ref.id} and ${compare(expression, op, value, to)})`;
+}
+
+/**
+ * A KPI condition on the contact's total in millionths, 0 when the contact has none (a KPI
+ * is a sum: nothing added yet is 0). A seek on the primary key (contact_id, kpi_id).
+ */
+function kpiCondition(kpi: NonNullable<Group['kpis']>[number], definitions: Definitions) {
+  if (!definitions.kpis.has(kpi.id)) return NEVER;
+  const micros = (raw: unknown) => {
+    const parsed = parseKpiIncrement(raw);
+    return 'micros' in parsed ? parsed.micros : undefined;
+  };
+  const op = kpi.op;
+  const value = micros(kpi.value);
+  const to = op === 'between' ? micros(kpi.to) : null;
+  if (value === undefined || to === undefined) return NEVER;
+  const total = sql`coalesce((select k.value_micros from contact_kpis k where k.contact_id = c.id and k.kpi_id = ${kpi.id}), 0)`;
+  return compare(total, op, value, to);
+}
+
+/**
+ * The SQL conditions on contacts `c` of one group, cheapest first (the engine checks each
+ * contact against them in this order). A field or KPI deleted since the segment was saved
+ * matches no contact. `skip`: an event condition the caller joins itself (segmentCount on SQLite).
+ */
+function groupConditions(
   engine: Engine,
   accountId: string,
-  criteria: Criteria,
-  fields: FieldRefs,
+  group: Group,
+  definitions: Definitions,
   now: number,
-  withEvent = true,
+  skip?: EventCondition,
 ): ContactCondition[] {
-  const conditions: ContactCondition[] = [sql`c.archived = 0`];
+  const conditions: ContactCondition[] = [];
   // The contact has the tag: the tag's contacts are read once (index contact_tags_account_tag)
   // and each contact is checked against them, never a seek per contact.
-  for (const tag of criteria.tags ?? [])
+  for (const tag of group.tags ?? [])
     conditions.push(sql`c.id in (select contact_id from contact_tags where account_id = ${accountId} and tag = ${tag})`);
-  for (const field of criteria.fields ?? []) {
-    const ref = fields.get(field.name.toLowerCase());
-    const parsed = ref && parseFieldValue(ref.type, field.value);
-    // A seek on the primary key (contact_id, field_id); stored values are the JSON of the
-    // stored form, so comparing the texts compares the values. The correlation on c.id keeps
-    // it within the account.
-    conditions.push(
-      ref === undefined || parsed?.kind !== 'set'
-        ? sql`1 = 0`
-        : sql`exists (select 1 from contact_field_values v where v.contact_id = c.id and v.field_id = ${ref.id} and v.value = ${JSON.stringify(parsed.value)})`,
-    );
-  }
+  for (const field of group.fields ?? []) conditions.push(fieldCondition(engine, field, definitions));
+  for (const kpi of group.kpis ?? []) conditions.push(kpiCondition(kpi, definitions));
   // One seek per contact in events_account_type_contact_time (account_id, type, contact_id,
   // created_at): a page of a segment stops as soon as it is full.
-  if (criteria.event && withEvent)
-    conditions.push(
-      sql`exists (select 1 from events e where ${eventTerms(engine, accountId, criteria.event, now)} and e.contact_id = c.id)`,
-    );
+  for (const event of group.events ?? []) {
+    if (event === skip) continue;
+    const found = sql`exists (select 1 from events e where ${eventTerms(engine, accountId, event, now)} and e.contact_id = c.id)`;
+    conditions.push(event.negated ? sql`not ${found}` : found);
+  }
   return conditions;
+}
+
+const all = (conditions: ContactCondition[]) => (conditions.length === 0 ? sql`1 = 1` : sql`(${sql.join(conditions, sql` and `)})`);
+
+/**
+ * The SQL conditions on contacts `c` that select a segment: any group holds. Archived
+ * contacts are never part of a segment (they are out of the contact list too). One group
+ * gives its conditions as they are, so the engine can order them.
+ */
+export function criteriaConditions(engine: Engine, accountId: string, criteria: Criteria, definitions: Definitions, now: number) {
+  const listed: ContactCondition[] = [sql`c.archived = 0`];
+  if (criteria.groups.length === 1) return [...listed, ...groupConditions(engine, accountId, criteria.groups[0]!, definitions, now)];
+  const groups = criteria.groups.map((group) => all(groupConditions(engine, accountId, group, definitions, now)));
+  return [...listed, sql`(${sql.join(groups, sql` or `)})`];
 }
 
 /**
  * How many contacts the criteria select. PostgreSQL plans the EXISTS of criteriaConditions as
- * a hash semi-join over the events in the window. SQLite has no hash joins: a seek per
- * contact costs more than reading the type's events once, in contact order from
- * events_account_type_contact_time (so GROUP BY needs no sorting), and looking each distinct
- * contact up by primary key. CROSS JOIN fixes that order: SQLite keeps no statistics to see
- * that an account's contacts are many.
+ * a hash semi-join over the events in the window. SQLite has no hash joins: for one group
+ * with an event that must have happened, a seek per contact costs more than reading the
+ * type's events once, in contact order from events_account_type_contact_time (so GROUP BY
+ * needs no sorting), and looking each distinct contact up by primary key. CROSS JOIN fixes
+ * that order: SQLite keeps no statistics to see that an account's contacts are many.
  */
-function segmentCount(engine: Engine, accountId: string, criteria: Criteria, fields: FieldRefs, now: number) {
-  if (engine === 'sqlite' && criteria.event) {
-    const rest = criteriaConditions(engine, accountId, criteria, fields, now, false);
+function segmentCount(engine: Engine, accountId: string, criteria: Criteria, definitions: Definitions, now: number) {
+  const only = criteria.groups.length === 1 ? criteria.groups[0]! : undefined;
+  const driver = only?.events?.find((e) => !e.negated);
+  if (engine === 'sqlite' && only && driver) {
+    const rest = [sql`c.archived = 0`, ...groupConditions(engine, accountId, only, definitions, now, driver)];
     return sql<{ n: number }>`select count(*) as n
-      from (select e.contact_id from events e where ${eventTerms(engine, accountId, criteria.event, now)} group by e.contact_id) m
+      from (select e.contact_id from events e where ${eventTerms(engine, accountId, driver, now)} group by e.contact_id) m
       cross join contacts c
       where c.id = m.contact_id and c.account_id = ${accountId} and ${sql.join(rest, sql` and `)}`;
   }
   return sql<{ n: number }>`select count(*) as n from contacts c
-    where c.account_id = ${accountId} and ${sql.join(criteriaConditions(engine, accountId, criteria, fields, now), sql` and `)}`;
+    where c.account_id = ${accountId} and ${sql.join(criteriaConditions(engine, accountId, criteria, definitions, now), sql` and `)}`;
 }
 
 // A JSON number as text, as a person would type it in the segment form.
@@ -107,9 +170,9 @@ export async function countSegmentContacts(
   accountId: string,
   engine: Engine,
   criteria: Criteria,
-  fields: FieldRefs,
+  definitions: Definitions,
   now: number,
 ): Promise<number> {
-  const { rows } = await segmentCount(engine, accountId, criteria, fields, now).execute(kyselyOf(db));
+  const { rows } = await segmentCount(engine, accountId, criteria, definitions, now).execute(kyselyOf(db));
   return Number(rows[0]?.n ?? 0);
 }

@@ -5,6 +5,12 @@ import type { SegmentsTable } from '../../db/schema.js';
 /** The custom fields criteria name, keyed by lowercased name (how contact writes match them). */
 export type FieldRefs = Map<string, { id: string; name: string; type: FieldType }>;
 
+/** The definitions criteria refer to: fields by lowercased name, and the KPI ids that exist. */
+export interface Definitions {
+  fields: FieldRefs;
+  kpis: Set<string>;
+}
+
 /** SQL of saved segments; the account id comes first after the handle and is part of every WHERE. */
 
 export async function insertSegment(db: Queryable, accountId: string, row: Omit<SegmentsTable, 'account_id'>): Promise<void> {
@@ -61,4 +67,29 @@ export async function fieldsByName(db: Queryable, accountId: string, names: stri
     )
     .execute();
   return new Map(rows.map((r) => [r.name_key, { id: r.id, name: r.name, type: r.type }]));
+}
+
+/** The KPI ids among `ids` that the account defines (ids match exactly). */
+export async function existingKpis(db: Queryable, accountId: string, ids: string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await kyselyOf(db)
+    .selectFrom('kpis')
+    .select('kpi_id')
+    .where('account_id', '=', accountId)
+    .where('kpi_id', 'in', ids)
+    .execute();
+  return new Set(rows.map((r) => r.kpi_id));
+}
+
+/** The definitions named by criteria: one look-up of fields, one of KPIs. */
+export async function definitionsOf(
+  db: Queryable,
+  accountId: string,
+  refs: { fieldNames: string[]; kpiIds: string[] },
+): Promise<Definitions> {
+  const [fields, kpis] = await Promise.all([
+    fieldsByName(db, accountId, [...new Set(refs.fieldNames)]),
+    existingKpis(db, accountId, [...new Set(refs.kpiIds)]),
+  ]);
+  return { fields, kpis };
 }

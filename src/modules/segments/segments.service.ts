@@ -7,18 +7,19 @@ import { newId } from '../../ids.js';
 import { parseStoredJson } from '../../json-limits.js';
 import { iso } from '../../time.js';
 import { type ContactListItem, pageContactsWhere } from '../contacts/contacts.admin.service.js';
-import { type Criteria, normalizeCriteria } from './segment-criteria.js';
+import { recentCount } from './segment-counts.js';
+import { type Criteria, normalizeCriteria, referencesOf } from './segment-criteria.js';
 import { countSegmentContacts, criteriaConditions } from './segment-criteria.repo.js';
 import * as repo from './segments.repo.js';
 
 /** Saved segments of the admin panel: named criteria, evaluated whenever they are read. */
 
 function present(row: SegmentsTable): SegmentView {
-  // A field value sits 3 levels down (criteria, fields, entry).
+  // A field value sits 5 levels down (criteria, groups, group, fields, entry).
   return {
     id: row.id,
     name: row.name,
-    criteria: parseStoredJson<Criteria>(row.criteria, 3),
+    criteria: parseStoredJson<Criteria>(row.criteria, 5),
     createdAt: iso(Number(row.created_at)),
     updatedAt: iso(Number(row.updated_at)),
   };
@@ -30,8 +31,22 @@ function checkName(raw: string): string {
   return name;
 }
 
-export async function listSegments(db: Db, accountId: string): Promise<{ items: SegmentView[] }> {
-  return { items: (await repo.selectSegments(db, accountId)).map(present) };
+/**
+ * The list, each segment with how many contacts it selects, counted within the last minute
+ * (segment-counts.ts). PostgreSQL counts several at once on its pool; SQLite runs one
+ * statement at a time anyway.
+ */
+export async function listSegments(db: Db, accountId: string): Promise<{ items: (SegmentView & { count: number; countedAt: string })[] }> {
+  const segments = (await repo.selectSegments(db, accountId)).map(present);
+  const now = Date.now();
+  const items = await Promise.all(
+    segments.map(async (segment) => {
+      const key = { accountId, segmentId: segment.id, updatedAt: segment.updatedAt, criteria: segment.criteria };
+      const { count, countedAt } = await recentCount(key, now, () => countSegment(db, accountId, segment.criteria, now));
+      return { ...segment, count, countedAt: iso(countedAt) };
+    }),
+  );
+  return { items };
 }
 
 export async function createSegment(db: Db, accountId: string, input: SegmentInput): Promise<SegmentView> {
@@ -66,15 +81,11 @@ export async function getSegment(db: Db, accountId: string, segmentId: string): 
 /** How many contacts the criteria select, and one page of them (newest first); count and page run together. */
 async function evaluate(db: Db, accountId: string, criteria: Criteria, page: { limit?: number; cursor?: string }) {
   const after = decodeCursor(page.cursor);
-  const fields = await repo.fieldsByName(
-    db,
-    accountId,
-    (criteria.fields ?? []).map((f) => f.name),
-  );
+  const definitions = await repo.definitionsOf(db, accountId, referencesOf(criteria));
   const now = Date.now();
   const [count, contacts] = await Promise.all([
-    countSegmentContacts(db, accountId, db.engine, criteria, fields, now),
-    pageContactsWhere(db, accountId, criteriaConditions(db.engine, accountId, criteria, fields, now), {
+    countSegmentContacts(db, accountId, db.engine, criteria, definitions, now),
+    pageContactsWhere(db, accountId, criteriaConditions(db.engine, accountId, criteria, definitions, now), {
       limit: page.limit ?? DEFAULT_PAGE,
       after,
     }),
@@ -101,10 +112,6 @@ export async function segmentContacts(db: Db, accountId: string, segmentId: stri
 
 /** The count alone (bench/admin-queries.ts measures it). */
 export async function countSegment(db: Db, accountId: string, criteria: Criteria, now = Date.now()): Promise<number> {
-  const fields = await repo.fieldsByName(
-    db,
-    accountId,
-    (criteria.fields ?? []).map((f) => f.name),
-  );
-  return countSegmentContacts(db, accountId, db.engine, criteria, fields, now);
+  const definitions = await repo.definitionsOf(db, accountId, referencesOf(criteria));
+  return countSegmentContacts(db, accountId, db.engine, criteria, definitions, now);
 }

@@ -2,13 +2,13 @@ import { Link } from 'react-router';
 import { PageHeader } from '../components/PageHeader';
 import { EmptyState, ErrorState, Loading } from '../components/States';
 import { Table } from '../components/Table';
-import { formatDate } from '../format';
+import { formatDate, formatNumber } from '../format';
 import { useApi } from '../hooks';
-import type { Segment } from '../types';
+import type { SegmentListItem } from '../types';
 import { describeCriteria } from './segment/criteria';
 
 export function SegmentsPage() {
-  const segments = useApi<{ items: Segment[] }>('/segments');
+  const segments = useApi<{ items: SegmentListItem[] }>('/segments');
   const items = segments.data?.items ?? [];
   const newButton = (
     <Link to="/segments/new" className="button button--primary">
@@ -19,7 +19,7 @@ export function SegmentsPage() {
     <>
       <PageHeader
         title="Segments"
-        description="Groups of contacts by what they did (events), their tags and their field values."
+        description="Groups of contacts by what they did or did not do (events), their tags, field values and KPI totals."
         actions={items.length > 0 && newButton}
       />
       {segments.error ? (
@@ -45,6 +45,11 @@ export function SegmentsPage() {
               ),
             },
             { header: 'Contacts who have', cell: (s) => <span className="muted">{describeCriteria(s.criteria)}</span> },
+            {
+              header: 'Contacts',
+              className: 'nowrap numeric',
+              cell: (s) => <span title={`Counted ${formatDate(s.countedAt)}`}>{formatNumber(s.count)}</span>,
+            },
             { header: 'Created', className: 'nowrap', cell: (s) => formatDate(s.createdAt) },
           ]}
         />
