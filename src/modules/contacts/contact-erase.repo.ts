@@ -82,13 +82,13 @@ export async function cancelWaitingSends(db: Queryable, accountId: string, conta
 
 /**
  * The contact's sends stay, counted by the statistics, with nothing that names the contact:
- * no contact id, address, trigger data or failure text. Their dates and states are untouched
+ * no contact id, address (nor a test send's), trigger data or failure text. Their dates and states are untouched
  * (the daily statistics are dated by them).
  */
 export async function anonymizeSends(db: Queryable, accountId: string, contactId: string): Promise<number> {
   const result = await kyselyOf(db)
     .updateTable('sends')
-    .set({ contact_id: ERASED_CONTACT_ID, to_address: null, trigger_data: null, reason: null })
+    .set({ contact_id: ERASED_CONTACT_ID, to_address: null, test_to: null, trigger_data: null, reason: null })
     .where('account_id', '=', accountId)
     .where('contact_id', '=', contactId)
     .executeTakeFirst();
