@@ -152,7 +152,7 @@ describe('admin panel: who sees what, and what is refused', { skip: panelBrowser
     await page.waitForURL(/\/admin\/fields$/);
     await nav.waitFor({ state: 'hidden' }); // the menu closes after navigating
     await page.waitForFunction(() => document.activeElement?.tagName === 'H1'); // focus moves to the new page's heading
-    await page.getByRole('cell', { name: 'Plan' }).waitFor();
+    await page.getByRole('button', { name: 'Rename field Plan' }).waitFor(); // the field's row is listed
     await screenshot(page, '23-narrow-fields');
 
     // A form with the keyboard: Tab to the field, type, Enter.
@@ -163,7 +163,7 @@ describe('admin panel: who sees what, and what is refused', { skip: panelBrowser
     }
     await page.keyboard.type('Birthday');
     await page.keyboard.press('Enter');
-    await page.getByRole('cell', { name: 'Birthday' }).waitFor();
+    await page.getByRole('button', { name: 'Rename field Birthday' }).waitFor();
     await page.context().close();
   });
 });
