@@ -82,6 +82,9 @@ const BODIES: Record<string, (a: Tenant, b: Tenant) => unknown> = {
   'POST /admin/api/contacts/:id/suppressions/lift': (a) => ({ address: a.contactEmail }),
   'PATCH /admin/api/fields/:id': () => ({ name: 'Stolen' }),
   'PATCH /admin/api/kpis/:id': () => ({ name: 'Stolen' }),
+  'PATCH /admin/api/users/:id': () => ({ role: 'member' }),
+  'POST /admin/api/users/:id/password': () => ({ password: 'a stolen password' }),
+  'POST /admin/api/contacts/:id/edit': () => ({ name: 'Stolen Name' }),
 };
 
 /** One request of B at A's ids, and what it must answer. */
@@ -180,6 +183,36 @@ const ID_IN_BODY_OR_QUERY: Record<string, (a: Tenant, b: Tenant) => Probe[]> = {
       check: notFound('Lead not found'),
     },
   ],
+  // Searching for A's contact finds nothing of B's account: no count, no line of the export.
+  'GET /admin/api/contacts/count': (a) => [
+    {
+      url: withQuery('/admin/api/contacts/count', { q: a.contactEmail }),
+      check: (res) => assert.deepEqual([res.status, res.body.total ?? res.body.count], [200, 0], JSON.stringify(res.body)),
+    },
+  ],
+  'GET /admin/api/contacts/export': (a) => [
+    {
+      url: withQuery('/admin/api/contacts/export', { q: a.contactEmail }),
+      check: (res) => {
+        assert.equal(res.status, 200);
+        assert.ok(!JSON.stringify(res.body).includes(a.contactEmail), "no line names A's contact");
+      },
+    },
+  ],
+  // An import row naming A's contact id is a new contact of B's, which then needs an address.
+  'POST /admin/api/contacts/import': (a) => [
+    {
+      url: '/admin/api/contacts/import',
+      payload: { items: [{ id: a.contactId, name: 'Rename A' }] },
+      check: (res) => {
+        assert.equal(res.status, 200, JSON.stringify(res.body));
+        assert.deepEqual(
+          res.body.results[0].body.details.map((d: { path: string }) => d.path),
+          ['/email'],
+        );
+      },
+    },
+  ],
   // A filter naming another account's campaign filters down to nothing (docs/admin-api.md, Outbox).
   'GET /admin/api/outbox': (a) => [
     {
@@ -236,6 +269,7 @@ const WITHOUT_IDS = new Set([
   'POST /admin/api/campaigns',
   'GET /admin/api/contacts',
   'GET /admin/api/message-frame',
+  'POST /admin/api/profile/password',
 ]);
 
 const isKeyed = (r: Route) => r.url.startsWith('/api/');
