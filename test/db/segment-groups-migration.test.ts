@@ -1,47 +1,14 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { test } from 'node:test';
-import SqliteDatabase from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
-import pg from 'pg';
+import { Migrator, sql } from 'kysely';
 import { MIGRATIONS } from '../../src/db/migrate.js';
+import { withDatabase } from './migration-db.js';
 
 /**
  * 0015 rewrites saved segment criteria of the form before groups into one group, and its
  * `down` turns them back (deleting what the old form cannot say). Runs on the engine of
  * DATABASE_URL, in a schema of its own on PostgreSQL.
  */
-async function withDatabase(run: (db: Kysely<any>, schema?: string) => Promise<void>): Promise<void> {
-  const url = process.env.DATABASE_URL;
-  if (!url) {
-    const dir = mkdtempSync(join(tmpdir(), 'herald-migration-'));
-    const db = new Kysely<any>({ dialect: new SqliteDialect({ database: new SqliteDatabase(join(dir, 'm.db')) }) });
-    try {
-      await run(db);
-    } finally {
-      await db.destroy();
-      rmSync(dir, { recursive: true, force: true });
-    }
-    return;
-  }
-  const schema = `segment_migration_${process.pid}_${Date.now()}`;
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  await admin.query(`create schema ${schema}`);
-  const db = new Kysely<any>({
-    dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 1, options: `-c search_path=${schema}` }) }),
-  });
-  try {
-    await run(db, schema);
-  } finally {
-    await db.destroy();
-    await admin.query(`drop schema ${schema} cascade`);
-    await admin.end();
-  }
-}
-
 test('0015 turns old criteria into one group, and back', async () => {
   await withDatabase(async (db, schema) => {
     const migrator = new Migrator({ db, provider: { getMigrations: async () => MIGRATIONS }, migrationTableSchema: schema });
