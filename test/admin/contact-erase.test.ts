@@ -78,6 +78,20 @@ test("a campaign's statistics read the same after the erase (the waiting send co
   assert.deepEqual(afterStats, { ...rest, totals: { ...totals, queued: totals.queued - 1, cancelled: totals.cancelled + 1 } });
 });
 
+test('after an erase the person is unknown: the same email is a new contact, and a campaign without re-entry goes to them again', async () => {
+  const admin = await signedIn(t);
+  const { campaignId, api, erased } = await makeErasable(t, admin.accountId);
+  // Before: the campaign has reached them and re-entry is off (service-spec.md, Recipient status).
+  const before = await api.post('/api/campaigns/trigger', { campaignId, lead: erased.email });
+  assert.equal(before.body.status, 'rejected', JSON.stringify(before.body));
+  assert.equal((await admin.panel.del(`/contacts/${erased.contactId}`)).status, 200);
+
+  const again = await api.post('/api/campaigns/trigger', { campaignId, lead: { email: erased.email, name: erased.name } });
+  assert.equal(again.status, 200, JSON.stringify(again.body));
+  assert.notEqual(again.body.leadId, erased.contactId);
+  assert.equal(again.body.status, 'queued', 'no receipt of the erased contact counts for the new one');
+});
+
 test('a member cannot erase a contact, and nothing is erased', async () => {
   const admin = await signedIn(t);
   const member = await signedIn(t, { role: 'member', accountId: admin.accountId });

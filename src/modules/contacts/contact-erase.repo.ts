@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { kyselyOf, type Queryable } from '../../db/queryable.js';
+import { likeSubstring } from './contact-search.repo.js';
 
 /**
  * SQL of erasing a contact (docs/decisions.md, Erasing a contact). Every statement is bounded
@@ -58,14 +59,9 @@ export async function deleteIdempotentAnswers(db: Queryable, accountId: string, 
   const result = await kyselyOf(db)
     .deleteFrom('idempotency_keys')
     .where('account_id', '=', accountId)
-    .where((eb) => eb.or(texts.map((text) => sql<boolean>`body like ${`%${escapeLike(text)}%`} escape '\\'`)))
+    .where((eb) => eb.or(texts.map((text) => sql<boolean>`body like ${likeSubstring(text)} escape '\\'`)))
     .executeTakeFirst();
   return Number(result.numDeletedRows);
-}
-
-// `\` is LIKE's default escape character on PostgreSQL; SQLite has none unless told, so both get an explicit ESCAPE.
-function escapeLike(text: string): string {
-  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
 /** Sends not yet gone out end as cancelled, so nothing reaches the contact after the erase. */
