@@ -1,0 +1,43 @@
+import type { Db } from './connect.js';
+import { inTransaction, isUniqueViolation, type Tx } from './transaction.js';
+
+/**
+ * Thrown by a guarded write (see inWriteUnit) that found what its unit read has changed since:
+ * another request got there first. The unit runs again from its read.
+ */
+export class StaleRead extends Error {
+  constructor(what: string) {
+    super(`stale read: ${what} changed since the unit read it`);
+  }
+}
+
+/** How many times a unit runs before a lost race becomes the caller's error. */
+const ATTEMPTS = 8;
+
+/**
+ * A public write as one unit of work, in at most two round trips on PostgreSQL (issue 12).
+ *
+ * The unit reads everything its rules need in ONE statement, decides in TypeScript (the one set
+ * of rules, shared by both engines), then applies the decision in ONE statement (a
+ * data-modifying CTE on PostgreSQL). On PostgreSQL the two statements run on their own,
+ * autocommit, with no BEGIN and COMMIT: the write statement is atomic by itself, and it is
+ * guarded: it changes anything only if what the decision rested on is unchanged (a condition
+ * on the row that serialises the rule, which PostgreSQL re-checks on the newest version of the
+ * row once it holds its lock). A guard that fails throws StaleRead and the unit runs again
+ * from its read, as does a lost race on a unique constraint.
+ *
+ * On SQLite the unit runs in one transaction (a group commit shared with the requests that
+ * arrived with it), where nothing can change between the read and the write: the guards
+ * always pass there. `transaction: true` (a request with an Idempotency-Key, whose answer is
+ * stored with its effect) runs it in a transaction on PostgreSQL too.
+ */
+export async function inWriteUnit<T>(db: Db, unit: (q: Tx) => Promise<T>, options: { transaction?: boolean } = {}): Promise<T> {
+  const run = () => (db.engine === 'postgres' && !options.transaction ? unit(db.kysely) : inTransaction(db, unit));
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await run();
+    } catch (err) {
+      if (attempt >= ATTEMPTS || !(err instanceof StaleRead || isUniqueViolation(err))) throw err;
+    }
+  }
+}
