@@ -15,6 +15,7 @@ import * as campaignDeletedAt from './migrations/0013_campaign_deleted_at.js';
 import * as contactSearchTrigrams from './migrations/0014_contact_search_trigrams.js';
 import * as segmentGroups from './migrations/0015_segment_groups.js';
 import * as authoring from './migrations/0016_authoring.js';
+import * as contactVersion from './migrations/0017_contact_version.js';
 import type { Database } from './schema.js';
 
 /** Migrations are listed in code, so the compiled build and the test runner find the same set. */
@@ -35,6 +36,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0014_contact_search_trigrams': contactSearchTrigrams,
   '0015_segment_groups': segmentGroups,
   '0016_authoring': authoring,
+  '0017_contact_version': contactVersion,
 };
 
 /** Every migration this build applies, in order (readiness checks the database has them all). */

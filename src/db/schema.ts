@@ -77,6 +77,8 @@ export interface ContactsTable {
   metadata: string;
   created_at: number;
   updated_at: number;
+  /** Bumped by every write whose rules read the contact (migration 0017, src/db/write-unit.ts). */
+  version: number;
 }
 
 export interface ContactEmailsTable {

@@ -122,6 +122,7 @@ async function createContact(
     metadata: JSON.stringify(metadata ?? {}),
     created_at: now,
     updated_at: now,
+    version: 0,
   });
   if (lead.email !== undefined) await repo.addEmail(q, accountId, contactId, lead.email);
   if (lead.phone !== undefined) await repo.addPhone(q, accountId, contactId, lead.phone);
