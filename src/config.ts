@@ -10,6 +10,14 @@ export interface Config {
   readonly dataDir: string;
   /** postgres://... when set; otherwise the embedded SQLite file in dataDir. */
   readonly databaseUrl: string | undefined;
+  /**
+   * PostgreSQL: where a worker LISTENs for wake-ups, on a session of its own. DATABASE_LISTEN_URL,
+   * else DATABASE_URL; set it to the server itself when DATABASE_URL is a PgBouncer in
+   * transaction mode (a LISTEN there would hear nothing).
+   */
+  readonly databaseListenUrl: string | undefined;
+  /** PostgreSQL: connections in the process's pool (the priority and LISTEN connections come on top). */
+  readonly databasePoolSize: number;
   /** Master secret: encrypts stored API keys, signs tracking and unsubscribe links. */
   readonly secret: string;
   readonly publicUrl: string;
@@ -44,19 +52,34 @@ export const DEFAULT_SMTP_POOL_SIZE = 5;
 
 type Env = Record<string, string | undefined>;
 
+/**
+ * PostgreSQL connections per process. Ten keep an API process's requests from queueing at 10
+ * concurrent clients (each request holds a connection for one or two statements, issue 12);
+ * PostgreSQL's default max_connections (100) fits about eight processes.
+ */
+export const DEFAULT_DATABASE_POOL_SIZE = 10;
+
+/** A postgres:// URL or unset. The message never repeats the value: it may hold a password. */
+function postgresUrl(env: Env, name: string): string | undefined {
+  const url = env[name] || undefined;
+  if (url && !/^postgres(ql)?:\/\//.test(url)) throw new ConfigError(`${name} must start with postgres:// or postgresql://`);
+  return url;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const port = intVar(env, 'PORT', 3000, 0, 65535);
   const host = env.HOST || '127.0.0.1';
   const dataDir = resolve(env.DATA_DIR || './data');
-  const databaseUrl = env.DATABASE_URL || undefined;
-  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
-    throw new ConfigError('DATABASE_URL must start with postgres:// or postgresql://');
-  }
+  const databaseUrl = postgresUrl(env, 'DATABASE_URL');
+  const databaseListenUrl = postgresUrl(env, 'DATABASE_LISTEN_URL');
+  if (databaseListenUrl && !databaseUrl) throw new ConfigError('DATABASE_LISTEN_URL needs DATABASE_URL (SQLite has no LISTEN)');
   return Object.freeze({
     port,
     host,
     dataDir,
     databaseUrl,
+    databaseListenUrl: databaseListenUrl ?? databaseUrl,
+    databasePoolSize: intVar(env, 'DATABASE_POOL_SIZE', DEFAULT_DATABASE_POOL_SIZE, 1, 1000),
     secret: env.HERALD_SECRET || readOrCreateSecret(dataDir),
     publicUrl: (env.PUBLIC_URL || `http://${host}:${port}`).replace(/\/+$/, ''),
     smtpUrl: smtpUrl(env),

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect, type SqliteDatabase as SqliteDatabaseLike, SqliteDialect } from 'kysely';
 import pg from 'pg';
-import type { Config } from '../config.js';
+import { type Config, DEFAULT_DATABASE_POOL_SIZE } from '../config.js';
 import { lruGet } from '../lru.js';
 import { migrateToLatest } from './migrate.js';
 import type { Database } from './schema.js';
@@ -30,8 +30,12 @@ pg.types.setTypeParser(20, (value: string) => Number(value));
 pg.types.setTypeParser(1700, (value: string) => Number(value));
 
 /** Opens the configured database and brings its schema up to date. */
-export async function openDatabase(config: Pick<Config, 'databaseUrl' | 'dataDir'>, options: { poolSize?: number } = {}): Promise<Db> {
-  const db = config.databaseUrl ? openPostgres(config.databaseUrl, options.poolSize ?? 10) : openSqlite(config.dataDir);
+export async function openDatabase(
+  config: Pick<Config, 'databaseUrl' | 'dataDir'> & Partial<Pick<Config, 'databasePoolSize'>>,
+  options: { poolSize?: number } = {},
+): Promise<Db> {
+  const poolSize = options.poolSize ?? config.databasePoolSize ?? DEFAULT_DATABASE_POOL_SIZE;
+  const db = config.databaseUrl ? openPostgres(config.databaseUrl, poolSize) : openSqlite(config.dataDir);
   try {
     await migrateToLatest(db.kysely);
   } catch (err) {

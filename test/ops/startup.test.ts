@@ -45,6 +45,28 @@ test('the line names the address, the database, where mail goes, the roles and t
   assert.match(describeStartup(configOf({ SMTP_URL: 'smtp://h.example' }), facts), / · mail SMTP h\.example:587 · /);
 });
 
+test('the PostgreSQL settings: the LISTEN URL defaults to DATABASE_URL, and the pool size is bounded', () => {
+  const direct = 'postgres://herald:Pa55-w0rd@db.example:5432/herald';
+  const bouncer = 'postgres://herald:Pa55-w0rd@bouncer.example:6432/herald';
+  assert.equal(configOf({ DATABASE_URL: direct }).databaseListenUrl, direct);
+  assert.equal(configOf({ DATABASE_URL: bouncer, DATABASE_LISTEN_URL: direct }).databaseListenUrl, direct);
+  assert.equal(configOf({}).databaseListenUrl, undefined);
+  assert.equal(configOf({}).databasePoolSize, 10);
+  assert.equal(configOf({ DATABASE_POOL_SIZE: '25' }).databasePoolSize, 25);
+  const refused: Array<[Record<string, string>, string]> = [
+    [{ DATABASE_URL: 'mysql://herald:Pa55-w0rd@db.example/herald' }, 'DATABASE_URL must start with postgres:// or postgresql://'],
+    [{ DATABASE_URL: direct, DATABASE_LISTEN_URL: 'db.example:5432' }, 'DATABASE_LISTEN_URL must start with postgres:// or postgresql://'],
+    [{ DATABASE_LISTEN_URL: direct }, 'DATABASE_LISTEN_URL needs DATABASE_URL (SQLite has no LISTEN)'],
+    [{ DATABASE_POOL_SIZE: '0' }, "DATABASE_POOL_SIZE must be a whole number from 1 to 1000, got '0'"],
+  ];
+  for (const [env, message] of refused)
+    assert.throws(
+      () => configOf(env),
+      (err: Error) => err instanceof ConfigError && err.message === message && !err.message.includes('Pa55-w0rd'),
+      message,
+    );
+});
+
 test('an SMTP_URL that is not smtp:// or smtps:// with a host is refused, without repeating the URL', () => {
   const refused: Array<[string, string]> = [
     ['http://mailer:Pa55-w0rd@smtp.example.com', `SMTP_URL must start with smtp:// or smtps:// (${SHAPE}), got 'http://'`],

@@ -1,0 +1,95 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { SmtpSink } from '../fakes/smtp-sink.js';
+import { apiClient } from '../helpers/app.js';
+import { makeTenant, randomEmail } from '../helpers/factories.js';
+import { makeEmailCampaign, sleep, startTestHerald, type TestHerald } from '../helpers/herald.js';
+import { type PgBouncer, pgBouncerBinary, startPgBouncer } from '../helpers/pgbouncer.js';
+import { startHeraldProcess, type WorkerProcess } from '../helpers/processes.js';
+
+/**
+ * Herald behind PgBouncer in transaction mode (README, Running in production): every statement
+ * of the API and the worker goes through a bouncer that hands each transaction (each autocommit
+ * statement) whatever server connection is free, three of them for everyone, so nothing may
+ * rely on session state. Only the worker's LISTEN goes to the server itself
+ * (DATABASE_LISTEN_URL): through the bouncer it would hear nothing.
+ */
+const direct = process.env.DATABASE_URL;
+const skip = !direct ? 'PostgreSQL only (DATABASE_URL)' : !pgBouncerBinary() ? 'pgbouncer is not installed (.ci/run installs it)' : false;
+
+describe('behind PgBouncer in transaction mode', { skip }, () => {
+  let bouncer: PgBouncer;
+  let sink: SmtpSink;
+  let t: TestHerald;
+  let worker: WorkerProcess;
+
+  before(async () => {
+    bouncer = await startPgBouncer(direct!);
+    sink = await SmtpSink.start();
+    // The API in this process (migrations at start included), through the bouncer.
+    t = await startTestHerald(
+      { DATABASE_URL: bouncer.url, SMTP_URL: sink.url, RATE_LIMIT_PER_SECOND: '100000', RATE_LIMIT_BURST: '100000' },
+      { role: 'api' },
+    );
+    worker = startHeraldProcess('worker', {
+      DATA_DIR: t.config.dataDir,
+      HERALD_SECRET: t.config.secret,
+      DATABASE_URL: bouncer.url,
+      DATABASE_LISTEN_URL: direct!,
+      SMTP_URL: sink.url,
+    });
+  });
+  after(async () => {
+    await worker?.stop();
+    await t?.close();
+    await sink?.close();
+    await bouncer?.close();
+  });
+
+  test('contact writes, idempotent triggers, restarts and cancels work, and the worker is woken through its direct LISTEN', async () => {
+    const { accountId, key } = await makeTenant(t.db, t.config, { allowance: null });
+    const api = apiClient(t.app, key);
+    const immediate = await makeEmailCampaign(t, accountId);
+    const delayed = await makeEmailCampaign(t, accountId, { mode: 'delay', delaySeconds: 3600 });
+    // Let the worker start, poll once and fall idle: its next poll is 5 s away, so a delivery
+    // within 4 s below was woken by a NOTIFY it heard.
+    await sleep(1500);
+
+    const emails = Array.from({ length: 30 }, () => randomEmail());
+    const triggers = await Promise.all(
+      emails.map((email, i) =>
+        api.post(
+          '/api/campaigns/trigger',
+          { campaignId: immediate.id, lead: { email, name: 'Ada Bouncer', tags: ['pgb'] } },
+          i % 3 === 0 ? { 'Idempotency-Key': `pgb-${email}` } : {},
+        ),
+      ),
+    );
+    for (const r of triggers) assert.equal(r.body.status, 'queued', JSON.stringify(r.body));
+    await sink.waitFor(emails.length, 4000);
+    const delivered = new Set(sink.messages.flatMap((m) => m.envelope.to));
+    for (const email of emails) assert.ok(delivered.has(email), `${email} delivered`);
+
+    // A replay with the same key answers the stored 200, through a different server connection.
+    const replay = await api.post(
+      '/api/campaigns/trigger',
+      { campaignId: immediate.id, lead: { email: emails[0], name: 'Ada Bouncer', tags: ['pgb'] } },
+      { 'Idempotency-Key': `pgb-${emails[0]}` },
+    );
+    assert.deepEqual(replay.body, triggers[0]!.body);
+
+    // Concurrent Delay triggers for one contact: one pending send, restarted; then cancelled once.
+    const lead = emails[1]!;
+    const restarts = await Promise.all(
+      Array.from({ length: 8 }, () => api.post('/api/campaigns/trigger', { campaignId: delayed.id, lead })),
+    );
+    assert.equal(new Set(restarts.map((r) => r.body.sendId)).size, 1, JSON.stringify(restarts.map((r) => r.body)));
+    const cancels = await Promise.all(Array.from({ length: 4 }, () => api.post('/api/campaigns/cancel', { campaignId: delayed.id, lead })));
+    assert.deepEqual(cancels.map((r) => r.body.cancelled).sort(), [false, false, false, true]);
+
+    const events = await Promise.all(triggers.slice(0, 10).map((r) => api.post('/api/events', { type: 'visit', leadId: r.body.leadId })));
+    for (const r of events) assert.equal(r.status, 200, JSON.stringify(r.body));
+    // Nothing the worker logged at warn or above (a lost LISTEN, a failed statement).
+    assert.doesNotMatch(worker.output(), /"level":(40|50|60)/);
+  });
+});
