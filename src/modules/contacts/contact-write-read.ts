@@ -72,8 +72,10 @@ export async function readForContactWrite(
   if (owner.length > 0) {
     // The contact row as the first part: coalesce gives the lookup order.
     const lock = isPostgres(q) ? sql` for update` : sql``;
+    // SQLite's coalesce takes two arguments or more.
+    const target = owner.length === 1 ? owner[0]! : sql`coalesce(${sql.join(owner, sql`, `)})`;
     statement = sql`with c as (select id, metadata, version from contacts
-        where account_id = ${accountId} and id = coalesce(${sql.join(owner, sql`, `)})${lock})
+        where account_id = ${accountId} and id = ${target}${lock})
       select 'contact' as kind, id, metadata as a, ${none} as b, ${none} as c, version as n from c
       union all ${statement}`;
   }
