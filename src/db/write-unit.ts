@@ -24,7 +24,8 @@ const ATTEMPTS = 8;
  * guarded: it changes anything only if what the decision rested on is unchanged (a condition
  * on the row that serialises the rule, which PostgreSQL re-checks on the newest version of the
  * row once it holds its lock). A guard that fails throws StaleRead and the unit runs again
- * from its read, as does a lost race on a unique constraint.
+ * from its read, as does a lost race on a unique constraint; that retry runs in a transaction
+ * (see run below), so contention costs the old round trips, never a herd of retries.
  *
  * On SQLite the unit runs in one transaction (a group commit shared with the requests that
  * arrived with it), where nothing can change between the read and the write: the guards
@@ -32,10 +33,15 @@ const ATTEMPTS = 8;
  * stored with its effect) runs it in a transaction on PostgreSQL too.
  */
 export async function inWriteUnit<T>(db: Db, unit: (q: Tx) => Promise<T>, options: { transaction?: boolean } = {}): Promise<T> {
-  const run = () => (db.engine === 'postgres' && !options.transaction ? unit(db.kysely) : inTransaction(db, unit));
+  // Only the first attempt runs without a transaction. A unit that lost a race is on a contended
+  // row: run again alone, it could lose again and again (each round, of N writers reading one
+  // version, one wins), so it runs again in a transaction, where a read that locks what it
+  // guards (SELECT ... FOR UPDATE) keeps the lock to the commit and the guard cannot fail.
+  const run = (attempt: number) =>
+    db.engine === 'postgres' && !options.transaction && attempt === 1 ? unit(db.kysely) : inTransaction(db, unit);
   for (let attempt = 1; ; attempt++) {
     try {
-      return await run();
+      return await run(attempt);
     } catch (err) {
       if (attempt >= ATTEMPTS || !(err instanceof StaleRead || isUniqueViolation(err))) throw err;
     }

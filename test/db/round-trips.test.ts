@@ -18,8 +18,8 @@ const onPostgres = Boolean(process.env.DATABASE_URL);
 
 /** Where each count stands today; lower it when a change saves a round trip. */
 const PINNED = {
-  'POST /api/leads, new contact': 5,
-  'POST /api/leads, update': 4,
+  'POST /api/leads, new contact': 2,
+  'POST /api/leads, update': 2,
   'POST /api/events': 4,
   'POST /api/campaigns/trigger, immediate, known contact, free plan': 9,
   'POST /api/campaigns/trigger, delay, restart of a pending send': 6,

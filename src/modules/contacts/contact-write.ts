@@ -1,12 +1,13 @@
 import type { Db } from '../../db/connect.js';
-import type { Queryable } from '../../db/queryable.js';
-import { inTransaction, type Tx, withUniqueRetry } from '../../db/transaction.js';
+import type { Tx } from '../../db/transaction.js';
+import { inWriteUnit, StaleRead } from '../../db/write-unit.js';
 import { AppError, type Problem } from '../../errors.js';
 import { newId } from '../../ids.js';
 import { parseStoredJson } from '../../json-limits.js';
 import { type IdempotentRequest, oncePerKey } from '../idempotency/idempotency.service.js';
-import type { FieldDefinition, IdentifierOwners } from './contacts.repo.js';
-import * as repo from './contacts.repo.js';
+import { type ContactWritePlan, executeContactWrite } from './contact-write-plan.js';
+import { type ContactWriteRead, readForContactWrite } from './contact-write-read.js';
+import type { FieldDefinition } from './contacts.repo.js';
 import type { LeadInput, LeadResult } from './contacts.schemas.js';
 import { parseFieldValue, type StoredFieldValue } from './field-values.js';
 import { KPI_RANGE_TEXT, microsToNumber, parseKpiIncrement } from './kpi-values.js';
@@ -18,130 +19,106 @@ export type ContactWriteResult = LeadResult;
 
 /**
  * Creates or updates one contact with every rule of service-spec.md (Contact) and
- * decisions.md (Contacts). Runs inside the caller's transaction, so the campaign trigger can
- * write the contact and its send atomically; throws AppError (400 Validation Error, 409
- * Identifier belongs to another contact) before or instead of committing anything.
+ * decisions.md (Contacts), as one unit of work (src/db/write-unit.ts): ONE read of everything
+ * the rules need (contact-write-read.ts), the decision here in TypeScript (a ContactWritePlan,
+ * the same on both engines), then the plan applied (contact-write-plan.ts: one guarded
+ * statement on PostgreSQL). Throws AppError (400 Validation Error, 409 Identifier belongs to
+ * another contact) before anything is written; StaleRead when the contact changed since the
+ * read (the caller's inWriteUnit runs it again). Runs inside the caller's transaction too, so
+ * the campaign trigger can write the contact and its send atomically.
  * `at` is the JSON pointer of the lead object in the request (`/lead` in a trigger): every
  * path in `details` and `warnings` starts with it.
  */
 export async function applyContactWrite(tx: Tx, accountId: string, input: LeadInput, now: number, at = ''): Promise<ContactWriteResult> {
   const lead = normalizeLead(input, at);
-  const found = await findAndTouch(tx, accountId, lead, now);
-  const contactId = found?.contactId ?? newId('ld');
-  if (found === undefined) {
-    await createContact(tx, accountId, contactId, lead, input.metadata, now, at);
-  } else {
-    if (input.metadata !== undefined) await mergeMetadata(tx, accountId, contactId, found.storedMetadata, input.metadata, at);
-    if (lead.email !== undefined && found.owners.byEmail === undefined) await repo.addEmail(tx, accountId, contactId, lead.email);
-    if (lead.phone !== undefined && found.owners.byPhone === undefined) await repo.addPhone(tx, accountId, contactId, lead.phone);
-    if (lead.tagsRemove?.length) await repo.removeTags(tx, accountId, contactId, lead.tagsRemove);
+  const fieldKeys = [...new Set((input.fields ?? []).map((e) => fieldNameKey(e.key)))];
+  const read = await readForContactWrite(tx, accountId, lead, fieldKeys, Object.keys(input.kpis ?? {}));
+  const decision = decideContactWrite(lead, input, read, now, at);
+  const added = new Set(await executeContactWrite(tx, accountId, decision.plan));
+  const { plan, warnings } = decision;
+  for (const { kpiId } of plan.kpis) {
+    if (!added.has(kpiId))
+      warnings.push({ path: kpiPath(at, kpiId), message: `KPI '${kpiId}' not added: its total would leave ${KPI_RANGE_TEXT}` });
   }
-  if (lead.tagsAdd?.length) await repo.addTags(tx, accountId, contactId, lead.tagsAdd);
-
-  const warnings: Problem[] = [];
-  const definitions = await repo.findDefinitions(
-    tx,
-    accountId,
-    [...new Set((input.fields ?? []).map((e) => fieldNameKey(e.key)))],
-    Object.keys(input.kpis ?? {}),
-  );
-  const fields =
-    input.fields === undefined ? undefined : await applyFields(tx, accountId, contactId, input.fields, definitions.fields, warnings, at);
   const kpis =
-    input.kpis === undefined ? undefined : await applyKpis(tx, accountId, contactId, input.kpis, definitions.kpiIds, warnings, at);
-  if (lead.note) await repo.insertNote(tx, accountId, { id: newId('nt'), contactId, ...lead.note, now });
-  if (input.tracker !== undefined) await repo.linkTracker(tx, accountId, input.tracker, contactId, now);
-
-  return echo(contactId, found === undefined, lead, input, { fields, kpis }, warnings);
-}
-
-interface FoundContact {
-  contactId: string;
-  /** The metadata as stored before this write, read under the row lock. */
-  storedMetadata: string;
-  /** Which contact each sent identifier already belonged to (all this one, by then). */
-  owners: IdentifierOwners;
+    input.kpis === undefined
+      ? undefined
+      : Object.fromEntries(plan.kpis.filter((i) => added.has(i.kpiId)).map((i) => [i.kpiId, microsToNumber(i.micros)]));
+  return echo(plan.contactId, plan.contact.kind === 'insert', lead, input, { fields: decision.fields, kpis }, warnings);
 }
 
 /**
- * Lookup order id -> email -> phone: the first identifier that matches decides; another sent
- * identifier owned by a different contact is a 409 before anything is written. The contact
- * found is touched at once (listed again, renamed, stamped), which also locks its row.
- * Undefined when nothing matches: the write creates the contact.
+ * The rules, from what was read: lookup order id -> email -> phone (the first identifier that
+ * matches decides); another sent identifier owned by a different contact is a 409; no match
+ * creates the contact (a name and an address required). The contact found is listed again,
+ * renamed, stamped, its metadata merged.
  */
-async function findAndTouch(q: Queryable, accountId: string, lead: NormalizedLead, now: number): Promise<FoundContact | undefined> {
-  const change = { name: lead.name, now };
-  const sent = [lead.id !== undefined, lead.email !== undefined, lead.phone !== undefined].filter(Boolean).length;
-  if (sent === 1) {
-    // One identifier cannot conflict with another: find and touch in a single statement.
-    const by = lead.id !== undefined ? { id: lead.id } : lead.email !== undefined ? { email: lead.email } : { phone: lead.phone! };
-    const row = await repo.touchContactBy(q, accountId, by, change);
-    if (row === undefined) return undefined;
-    const owners = 'email' in by ? { byEmail: row.id } : 'phone' in by ? { byPhone: row.id } : { byId: row.id };
-    return { contactId: row.id, storedMetadata: row.metadata, owners };
-  }
-  const owners = await repo.findOwners(q, accountId, lead);
+function decideContactWrite(
+  lead: NormalizedLead,
+  input: LeadInput,
+  read: ContactWriteRead,
+  now: number,
+  at: string,
+): { plan: ContactWritePlan; warnings: Problem[]; fields?: FieldEcho } {
+  const { owners } = read;
   const existing = owners.byId ?? owners.byEmail ?? owners.byPhone;
   if ((owners.byEmail !== undefined && owners.byEmail !== existing) || (owners.byPhone !== undefined && owners.byPhone !== existing)) {
     throw new AppError('IDENTIFIER_CONFLICT');
   }
-  if (existing === undefined) return undefined;
-  const storedMetadata = await repo.touchContact(q, accountId, existing, change);
-  if (storedMetadata === undefined) throw new Error(`contact ${existing} vanished during its own write`);
-  return { contactId: existing, storedMetadata, owners };
+  // An owner seen without its row: the contact went (erased) between the two; read again.
+  if (existing !== undefined && read.contact?.id !== existing) throw new StaleRead('contact');
+  let contact: ContactWritePlan['contact'];
+  if (existing === undefined) {
+    const problems: Problem[] = [];
+    if (lead.name === undefined) problems.push({ path: `${at}/name`, message: 'is required to create a contact (at least 2 characters)' });
+    if (lead.email === undefined && lead.phone === undefined) {
+      problems.push({ path: `${at}/email`, message: 'an email or a phone is required to create a contact' });
+    }
+    if (problems.length > 0) throw new AppError('VALIDATION', { details: problems });
+    contact = { kind: 'insert', name: lead.name!, metadata: JSON.stringify(input.metadata ?? {}) };
+  } else {
+    contact = { kind: 'update', version: read.contact!.version };
+    if (lead.name !== undefined) contact.name = lead.name;
+    if (input.metadata !== undefined) contact.metadata = mergeMetadata(read.contact!.metadata, input.metadata, at);
+  }
+  const plan: ContactWritePlan = {
+    contactId: existing ?? newId('ld'),
+    now,
+    contact,
+    tagsAdd: lead.tagsAdd ?? [],
+    tagsRemove: existing === undefined ? [] : (lead.tagsRemove ?? []),
+    fieldSets: [],
+    fieldClears: [],
+    kpis: [],
+  };
+  if (lead.email !== undefined && owners.byEmail === undefined) plan.email = lead.email;
+  if (lead.phone !== undefined && owners.byPhone === undefined) plan.phone = lead.phone;
+  if (lead.note) plan.note = { id: newId('nt'), ...lead.note };
+  if (input.tracker !== undefined) plan.tracker = input.tracker;
+
+  const warnings: Problem[] = [];
+  const fields = input.fields === undefined ? undefined : decideFields(plan, input.fields, read.fields, warnings, at);
+  if (input.kpis !== undefined) decideKpis(plan, input.kpis, read.kpiIds, warnings, at);
+  return fields === undefined ? { plan, warnings } : { plan, warnings, fields };
 }
 
 /**
- * `POST /api/leads`: one transaction; a lost race on a new address retries and then updates.
- * With an Idempotency-Key the answer is stored in that transaction (oncePerKey).
+ * `POST /api/leads`: one unit of work (two statements on PostgreSQL, no transaction); a lost
+ * race (the contact changed, or a new address was taken) reads again. With an Idempotency-Key
+ * the answer is stored with the effect, in one transaction (oncePerKey).
  */
 export async function writeContact(db: Db, accountId: string, input: LeadInput, key?: IdempotentRequest): Promise<ContactWriteResult> {
-  return withUniqueRetry(() => inTransaction(db, (tx) => oncePerKey(tx, key, () => applyContactWrite(tx, accountId, input, Date.now()))));
-}
-
-async function createContact(
-  q: Queryable,
-  accountId: string,
-  contactId: string,
-  lead: NormalizedLead,
-  metadata: Record<string, unknown> | undefined,
-  now: number,
-  at: string,
-): Promise<void> {
-  const problems: Problem[] = [];
-  if (lead.name === undefined) problems.push({ path: `${at}/name`, message: 'is required to create a contact (at least 2 characters)' });
-  if (lead.email === undefined && lead.phone === undefined) {
-    problems.push({ path: `${at}/email`, message: 'an email or a phone is required to create a contact' });
-  }
-  if (problems.length > 0) throw new AppError('VALIDATION', { details: problems });
-  await repo.insertContact(q, accountId, {
-    id: contactId,
-    name: lead.name!,
-    archived: 0,
-    opted_out: 0,
-    metadata: JSON.stringify(metadata ?? {}),
-    created_at: now,
-    updated_at: now,
-    version: 0,
-  });
-  if (lead.email !== undefined) await repo.addEmail(q, accountId, contactId, lead.email);
-  if (lead.phone !== undefined) await repo.addPhone(q, accountId, contactId, lead.phone);
+  if (key === undefined) return inWriteUnit(db, (q) => applyContactWrite(q, accountId, input, Date.now()));
+  return inWriteUnit(db, (tx) => oncePerKey(tx, key, () => applyContactWrite(tx, accountId, input, Date.now())), { transaction: true });
 }
 
 /** Shallow merge: keys sent replace stored ones (null included), keys not sent stay. */
-async function mergeMetadata(
-  q: Queryable,
-  accountId: string,
-  contactId: string,
-  stored: string,
-  sent: Record<string, unknown>,
-  at: string,
-): Promise<void> {
+function mergeMetadata(stored: string, sent: Record<string, unknown>, at: string): string {
   // Spread, not Object.assign, so a `__proto__` key stays plain data. Stored keys deeper than
   // the nesting limit (written before it existed) are cut, like on every read.
   const merged = JSON.stringify({ ...parseStoredJson<Record<string, unknown>>(stored), ...sent });
   if (Buffer.byteLength(merged, 'utf8') > MAX_METADATA_BYTES) throw new AppError('VALIDATION', { details: [metadataTooLarge(at)] });
-  await repo.setMetadata(q, accountId, contactId, merged);
+  return merged;
 }
 
 type FieldEcho = { key: string; value: StoredFieldValue | null }[];
@@ -150,15 +127,13 @@ type FieldEcho = { key: string; value: StoredFieldValue | null }[];
 const fieldNameKey = (key: string) => key.trim().toLowerCase();
 
 /** Known fields in a valid format are set or cleared; the rest become warnings. */
-async function applyFields(
-  q: Queryable,
-  accountId: string,
-  contactId: string,
+function decideFields(
+  plan: ContactWritePlan,
   entries: { key: string; value: unknown }[],
   definitions: FieldDefinition[],
   warnings: Problem[],
   at: string,
-): Promise<FieldEcho> {
+): FieldEcho {
   if (entries.length === 0) return [];
   const byKey = new Map(definitions.map((d) => [d.name_key, d]));
   // Keyed by field: when a call names a field twice, the last valid entry wins.
@@ -176,47 +151,28 @@ async function applyFields(
     }
     applied.set(definition.id, { key: definition.name, value: result.kind === 'set' ? result.value : null });
   });
-
-  const sets = [...applied].filter(([, v]) => v.value !== null).map(([fieldId, v]) => ({ fieldId, json: JSON.stringify(v.value) }));
-  const clears = [...applied].filter(([, v]) => v.value === null).map(([fieldId]) => fieldId);
-  if (sets.length > 0) await repo.upsertFieldValues(q, accountId, contactId, sets);
-  if (clears.length > 0) await repo.clearFieldValues(q, accountId, contactId, clears);
+  plan.fieldSets = [...applied].filter(([, v]) => v.value !== null).map(([fieldId, v]) => ({ fieldId, json: JSON.stringify(v.value) }));
+  plan.fieldClears = [...applied].filter(([, v]) => v.value === null).map(([fieldId]) => fieldId);
   return [...applied.values()];
 }
 
+const kpiPath = (at: string, kpiId: string) => `${at}/kpis/${pointerSegment(kpiId)}`;
+
 /**
- * Known KPIs with a numeric value are added to the stored totals; the rest become warnings,
- * and so does an increment that would take its total out of range (decisions.md, Limits).
+ * Known KPIs with a numeric value are to be added to the stored totals; the rest become
+ * warnings. An increment that would take its total out of range is refused by the write
+ * statement itself, per KPI (decisions.md, Limits): applyContactWrite warns after it.
  */
-async function applyKpis(
-  q: Queryable,
-  accountId: string,
-  contactId: string,
-  sent: Record<string, unknown>,
-  knownIds: string[],
-  warnings: Problem[],
-  at: string,
-): Promise<Record<string, number>> {
-  const entries = Object.entries(sent);
-  if (entries.length === 0) return {};
+function decideKpis(plan: ContactWritePlan, sent: Record<string, unknown>, knownIds: string[], warnings: Problem[], at: string): void {
   const known = new Set(knownIds);
-  const increments: { kpiId: string; micros: number }[] = [];
-  const pathOf = (kpiId: string) => `${at}/kpis/${pointerSegment(kpiId)}`;
-  for (const [kpiId, raw] of entries) {
+  for (const [kpiId, raw] of Object.entries(sent)) {
     const increment = parseKpiIncrement(raw);
-    if (!known.has(kpiId)) warnings.push({ path: pathOf(kpiId), message: `unknown KPI '${kpiId}'` });
-    else if ('micros' in increment) increments.push({ kpiId, micros: increment.micros });
+    if (!known.has(kpiId)) warnings.push({ path: kpiPath(at, kpiId), message: `unknown KPI '${kpiId}'` });
+    else if ('micros' in increment) plan.kpis.push({ kpiId, micros: increment.micros });
     else if (increment.problem === 'not a number')
-      warnings.push({ path: pathOf(kpiId), message: `value of KPI '${kpiId}' must be a number` });
-    else warnings.push({ path: pathOf(kpiId), message: `value of KPI '${kpiId}' must be within ${KPI_RANGE_TEXT}` });
+      warnings.push({ path: kpiPath(at, kpiId), message: `value of KPI '${kpiId}' must be a number` });
+    else warnings.push({ path: kpiPath(at, kpiId), message: `value of KPI '${kpiId}' must be within ${KPI_RANGE_TEXT}` });
   }
-  if (increments.length === 0) return {};
-  const added = new Set(await repo.addKpis(q, accountId, contactId, increments));
-  for (const { kpiId } of increments) {
-    if (!added.has(kpiId))
-      warnings.push({ path: pathOf(kpiId), message: `KPI '${kpiId}' not added: its total would leave ${KPI_RANGE_TEXT}` });
-  }
-  return Object.fromEntries(increments.filter((i) => added.has(i.kpiId)).map((i) => [i.kpiId, microsToNumber(i.micros)]));
 }
 
 /** The members that were sent, in their stored form (decisions.md, Response 200). */

@@ -9,13 +9,6 @@ export interface IdentifierOwners {
   byPhone?: string;
 }
 
-/** The SET list of every write to a contact: listed again (un-archived), stamped, renamed if a name was sent. */
-function touch(change: { name?: string; now: number }) {
-  return change.name === undefined
-    ? sql`archived = 0, updated_at = ${change.now}`
-    : sql`archived = 0, updated_at = ${change.now}, name = ${change.name}`;
-}
-
 export type FieldDefinition = Pick<CustomFieldsTable, 'id' | 'name' | 'name_key' | 'type'>;
 
 /*
@@ -33,82 +26,11 @@ export type FieldDefinition = Pick<CustomFieldsTable, 'id' | 'name' | 'name_key'
  * dialect, so the same text runs on both engines.
  */
 
-/**
- * Who owns each sent identifier, in one round trip: the lookup order and the conflict check
- * of decisions.md both need all three answers.
- */
-export async function findOwners(
-  db: Queryable,
-  accountId: string,
-  ids: { id?: string; email?: string; phone?: string },
-): Promise<IdentifierOwners> {
-  const parts = [];
-  if (ids.id !== undefined)
-    parts.push(sql`select 'id' as kind, id as contact_id from contacts where account_id = ${accountId} and id = ${ids.id}`);
-  if (ids.email !== undefined) {
-    parts.push(sql`select 'email' as kind, contact_id from contact_emails where account_id = ${accountId} and email = ${ids.email}`);
-  }
-  if (ids.phone !== undefined) {
-    parts.push(sql`select 'phone' as kind, contact_id from contact_phones where account_id = ${accountId} and phone = ${ids.phone}`);
-  }
-  if (parts.length === 0) return {};
-  const { rows } = await sql<{ kind: string; contact_id: string }>`${sql.join(parts, sql` union all `)}`.execute(kyselyOf(db));
-  const owners: IdentifierOwners = {};
-  for (const row of rows) {
-    if (row.kind === 'id') owners.byId = row.contact_id;
-    else if (row.kind === 'email') owners.byEmail = row.contact_id;
-    else owners.byPhone = row.contact_id;
-  }
-  return owners;
-}
-
 export async function insertContact(db: Queryable, accountId: string, row: Omit<ContactsTable, 'account_id'>): Promise<void> {
   await sql`insert into contacts (id, account_id, name, archived, opted_out, metadata, created_at, updated_at)
     values (${row.id}, ${accountId}, ${row.name}, ${row.archived}, ${row.opted_out}, ${row.metadata}, ${row.created_at}, ${row.updated_at})`.execute(
     kyselyOf(db),
   );
-}
-
-/**
- * Every write lists the contact again (un-archives it) and stamps it. Being the first write
- * of an update, it also takes the row lock on PostgreSQL, so the metadata returned here can
- * be merged without losing a concurrent writer's keys. Undefined when there is no such contact.
- */
-export async function touchContact(
-  db: Queryable,
-  accountId: string,
-  contactId: string,
-  change: { name?: string; now: number },
-): Promise<string | undefined> {
-  const { rows } = await sql<{ metadata: string }>`update contacts set ${touch(change)}
-    where account_id = ${accountId} and id = ${contactId} returning metadata`.execute(kyselyOf(db));
-  return rows[0]?.metadata;
-}
-
-/**
- * touchContact for the contact one identifier names, found and touched in one statement:
- * the usual write sends a single identifier, and on SQLite every statement costs as much as
- * the rest of the request. Undefined when the identifier matches no contact.
- */
-export async function touchContactBy(
-  db: Queryable,
-  accountId: string,
-  by: { id: string } | { email: string } | { phone: string },
-  change: { name?: string; now: number },
-): Promise<{ id: string; metadata: string } | undefined> {
-  const target =
-    'id' in by
-      ? sql`${by.id}`
-      : 'email' in by
-        ? sql`(select contact_id from contact_emails where account_id = ${accountId} and email = ${by.email})`
-        : sql`(select contact_id from contact_phones where account_id = ${accountId} and phone = ${by.phone})`;
-  const { rows } = await sql<{ id: string; metadata: string }>`update contacts set ${touch(change)}
-    where account_id = ${accountId} and id = ${target} returning id, metadata`.execute(kyselyOf(db));
-  return rows[0];
-}
-
-export async function setMetadata(db: Queryable, accountId: string, contactId: string, metadata: string): Promise<void> {
-  await sql`update contacts set metadata = ${metadata} where account_id = ${accountId} and id = ${contactId}`.execute(kyselyOf(db));
 }
 
 /** Appends an address after the contact's others: the first one stored stays the primary. */
@@ -141,35 +63,6 @@ export async function removeTags(db: Queryable, accountId: string, contactId: st
     .where('contact_id', '=', contactId)
     .where('tag', 'in', tags)
     .execute();
-}
-
-/**
- * Only the definitions a call names (most writes carry one or two fields; accounts may have
- * many): the custom fields by name key and the KPI ids that exist, in one round trip.
- */
-export async function findDefinitions(
-  db: Queryable,
-  accountId: string,
-  nameKeys: string[],
-  kpiIds: string[],
-): Promise<{ fields: FieldDefinition[]; kpiIds: string[] }> {
-  if (nameKeys.length === 0 && kpiIds.length === 0) return { fields: [], kpiIds: [] };
-  const parts = [];
-  if (nameKeys.length > 0) {
-    parts.push(
-      sql`select 'field' as kind, id, name, name_key, type from custom_fields where account_id = ${accountId} and name_key in (${sql.join(nameKeys)})`,
-    );
-  }
-  if (kpiIds.length > 0) {
-    parts.push(
-      sql`select 'kpi' as kind, kpi_id as id, null as name, null as name_key, null as type from kpis where account_id = ${accountId} and kpi_id in (${sql.join(kpiIds)})`,
-    );
-  }
-  const { rows } = await sql<FieldDefinition & { kind: 'field' | 'kpi' }>`${sql.join(parts, sql` union all `)}`.execute(kyselyOf(db));
-  return {
-    fields: rows.filter((r) => r.kind === 'field').map(({ kind: _, ...field }) => field),
-    kpiIds: rows.filter((r) => r.kind === 'kpi').map((r) => r.id),
-  };
 }
 
 export async function upsertFieldValues(

@@ -1,0 +1,156 @@
+import { sql } from 'kysely';
+import type { Tx } from '../../db/transaction.js';
+import { StaleRead } from '../../db/write-unit.js';
+import { isPostgres } from './contact-write-read.js';
+import * as repo from './contacts.repo.js';
+import { KPI_MAX_MICROS } from './kpi-values.js';
+
+/**
+ * What a lead write does, as decided in TypeScript from its one read (contact-write.ts):
+ * defined once, applied by one of two executors below, one PostgreSQL statement or a
+ * sequence of SQLite statements, which must do the same thing.
+ */
+export interface ContactWritePlan {
+  contactId: string;
+  now: number;
+  /** A new contact (`insert`), or the one read, guarded by the version read (`update`). */
+  contact: { kind: 'insert'; name: string; metadata: string } | { kind: 'update'; version: number; name?: string; metadata?: string };
+  email?: string;
+  phone?: string;
+  tagsAdd: string[];
+  tagsRemove: string[];
+  fieldSets: { fieldId: string; json: string }[];
+  fieldClears: string[];
+  kpis: { kpiId: string; micros: number }[];
+  note?: { id: string; text: string; createdBy: string };
+  tracker?: string;
+}
+
+/**
+ * Applies the plan; returns the KPI ids whose totals were written (an increment that would
+ * take a total out of range is left out, per KPI). Throws StaleRead when the contact changed
+ * since the read (its version moved, or it is gone): nothing was written then.
+ */
+export function executeContactWrite(q: Tx, accountId: string, plan: ContactWritePlan): Promise<string[]> {
+  return isPostgres(q) ? inOneStatement(q, accountId, plan) : statementByStatement(q, accountId, plan);
+}
+
+/** Every write to a contact lists it again (un-archives it), stamps it, and moves its version. */
+function touchSet(plan: ContactWritePlan, change: { name?: string; metadata?: string }) {
+  const parts = [sql`archived = 0`, sql`updated_at = ${plan.now}`, sql`version = version + 1`];
+  if (change.name !== undefined) parts.push(sql`name = ${change.name}`);
+  if (change.metadata !== undefined) parts.push(sql`metadata = ${change.metadata}`);
+  return sql.join(parts, sql`, `);
+}
+
+const KPI_RANGE = sql`between ${-KPI_MAX_MICROS} and ${KPI_MAX_MICROS}`;
+
+/**
+ * PostgreSQL: one data-modifying CTE. `c` is the guard: the insert of the new contact, or the
+ * update of the one read `where version = <read>`, which PostgreSQL re-checks on the newest row
+ * once it holds the row's lock. Every other part selects from `c`, so when the guard matches
+ * nothing the statement writes nothing. A unique violation (a lost race on a new address)
+ * fails the whole statement; inWriteUnit runs the unit again.
+ */
+async function inOneStatement(q: Tx, accountId: string, plan: ContactWritePlan): Promise<string[]> {
+  const a = sql`cast(${accountId} as text)`;
+  const now = sql`cast(${plan.now} as bigint)`;
+  const contact = plan.contact;
+  const parts = [
+    contact.kind === 'insert'
+      ? sql`c as (insert into contacts (id, account_id, name, archived, opted_out, metadata, created_at, updated_at)
+          values (${plan.contactId}, ${accountId}, ${contact.name}, 0, 0, ${contact.metadata}, ${plan.now}, ${plan.now}) returning id)`
+      : sql`c as (update contacts set ${touchSet(plan, contact)}
+          where account_id = ${accountId} and id = ${plan.contactId} and version = ${contact.version} returning id)`,
+  ];
+  const nextPosition = (table: 'contact_emails' | 'contact_phones') =>
+    sql`coalesce((select max(position) from ${sql.table(table)} where account_id = ${accountId} and contact_id = c.id), -1) + 1`;
+  if (plan.email !== undefined) {
+    parts.push(sql`e as (insert into contact_emails (account_id, email, contact_id, position)
+      select ${a}, cast(${plan.email} as text), c.id, ${nextPosition('contact_emails')} from c)`);
+  }
+  if (plan.phone !== undefined) {
+    parts.push(sql`p as (insert into contact_phones (account_id, phone, contact_id, position)
+      select ${a}, cast(${plan.phone} as text), c.id, ${nextPosition('contact_phones')} from c)`);
+  }
+  if (plan.tagsRemove.length > 0) {
+    parts.push(sql`tr as (delete from contact_tags
+      where account_id = ${accountId} and contact_id in (select id from c) and tag = any(cast(${plan.tagsRemove} as text[])))`);
+  }
+  if (plan.tagsAdd.length > 0) {
+    parts.push(sql`ta as (insert into contact_tags (account_id, contact_id, tag)
+      select ${a}, c.id, t.tag from c cross join unnest(cast(${plan.tagsAdd} as text[])) as t(tag)
+      on conflict (contact_id, tag) do nothing)`);
+  }
+  if (plan.fieldSets.length > 0) {
+    const ids = plan.fieldSets.map((f) => f.fieldId);
+    const values = plan.fieldSets.map((f) => f.json);
+    parts.push(sql`fs as (insert into contact_field_values (account_id, contact_id, field_id, value)
+      select ${a}, c.id, f.field_id, f.value from c cross join unnest(cast(${ids} as text[]), cast(${values} as text[])) as f(field_id, value)
+      on conflict (contact_id, field_id) do update set value = excluded.value)`);
+  }
+  if (plan.fieldClears.length > 0) {
+    parts.push(sql`fc as (delete from contact_field_values
+      where account_id = ${accountId} and contact_id in (select id from c) and field_id = any(cast(${plan.fieldClears} as text[])))`);
+  }
+  if (plan.kpis.length > 0) {
+    const ids = plan.kpis.map((k) => k.kpiId);
+    const micros = plan.kpis.map((k) => k.micros);
+    parts.push(sql`k as (insert into contact_kpis (account_id, contact_id, kpi_id, value_micros)
+      select ${a}, c.id, k.kpi_id, k.micros from c cross join unnest(cast(${ids} as text[]), cast(${micros} as bigint[])) as k(kpi_id, micros)
+      on conflict (contact_id, kpi_id) do update set value_micros = contact_kpis.value_micros + excluded.value_micros
+      where contact_kpis.value_micros + excluded.value_micros ${KPI_RANGE}
+      returning kpi_id)`);
+  }
+  if (plan.note !== undefined) {
+    parts.push(sql`n as (insert into contact_notes (id, account_id, contact_id, text, created_by, created_at)
+      select cast(${plan.note.id} as text), ${a}, c.id, cast(${plan.note.text} as text), cast(${plan.note.createdBy} as text), ${now} from c)`);
+  }
+  if (plan.tracker !== undefined) {
+    parts.push(sql`tk as (insert into trackers (account_id, tracker, contact_id, linked_at)
+      select ${a}, cast(${plan.tracker} as text), c.id, ${now} from c
+      on conflict (account_id, tracker) do update set contact_id = excluded.contact_id, linked_at = excluded.linked_at)`);
+  }
+  const result =
+    plan.kpis.length > 0
+      ? sql`select 'contact' as kind, id from c union all select 'kpi' as kind, kpi_id as id from k`
+      : sql`select 'contact' as kind, id from c`;
+  const { rows } = await sql<{ kind: string; id: string }>`with ${sql.join(parts, sql`, `)} ${result}`.execute(q);
+  if (!rows.some((r) => r.kind === 'contact')) throw new StaleRead('contact');
+  return rows.filter((r) => r.kind === 'kpi').map((r) => r.id);
+}
+
+/**
+ * SQLite (no data-modifying CTEs): the same writes, one statement each, in the unit's
+ * transaction, where nothing can change between the read and the write; the guard is kept so
+ * the two executors stay the same.
+ */
+async function statementByStatement(q: Tx, accountId: string, plan: ContactWritePlan): Promise<string[]> {
+  const contact = plan.contact;
+  if (contact.kind === 'insert') {
+    await repo.insertContact(q, accountId, {
+      id: plan.contactId,
+      name: contact.name,
+      archived: 0,
+      opted_out: 0,
+      metadata: contact.metadata,
+      created_at: plan.now,
+      updated_at: plan.now,
+      version: 0,
+    });
+  } else {
+    const result = await sql`update contacts set ${touchSet(plan, contact)}
+      where account_id = ${accountId} and id = ${plan.contactId} and version = ${contact.version}`.execute(q);
+    if (Number(result.numAffectedRows ?? 0) === 0) throw new StaleRead('contact');
+  }
+  if (plan.email !== undefined) await repo.addEmail(q, accountId, plan.contactId, plan.email);
+  if (plan.phone !== undefined) await repo.addPhone(q, accountId, plan.contactId, plan.phone);
+  if (plan.tagsRemove.length > 0) await repo.removeTags(q, accountId, plan.contactId, plan.tagsRemove);
+  if (plan.tagsAdd.length > 0) await repo.addTags(q, accountId, plan.contactId, plan.tagsAdd);
+  if (plan.fieldSets.length > 0) await repo.upsertFieldValues(q, accountId, plan.contactId, plan.fieldSets);
+  if (plan.fieldClears.length > 0) await repo.clearFieldValues(q, accountId, plan.contactId, plan.fieldClears);
+  const added = plan.kpis.length > 0 ? await repo.addKpis(q, accountId, plan.contactId, plan.kpis) : [];
+  if (plan.note !== undefined) await repo.insertNote(q, accountId, { ...plan.note, contactId: plan.contactId, now: plan.now });
+  if (plan.tracker !== undefined) await repo.linkTracker(q, accountId, plan.tracker, plan.contactId, plan.now);
+  return added;
+}

@@ -1,0 +1,93 @@
+import { PostgresAdapter, sql } from 'kysely';
+import type { Tx } from '../../db/transaction.js';
+import type { FieldDefinition, IdentifierOwners } from './contacts.repo.js';
+import type { NormalizedLead } from './lead-input.js';
+
+/** Everything the rules of a lead write need, read in one statement (one snapshot). */
+export interface ContactWriteRead {
+  /** Who owns each sent identifier (lookup order and the 409 check need all three). */
+  owners: IdentifierOwners;
+  /** The contact the lookup order picks (id -> email -> phone), as stored; undefined when none. */
+  contact?: { id: string; metadata: string; version: number };
+  /** The custom fields the call names (by name key) and the KPI ids of it that exist. */
+  fields: FieldDefinition[];
+  kpiIds: string[];
+}
+
+export const isPostgres = (q: Tx): boolean => q.getExecutor().adapter instanceof PostgresAdapter;
+
+/**
+ * The one read of a lead write (src/db/write-unit.ts): owners of the sent identifiers, the
+ * contact they pick with its metadata and version, and the field and KPI definitions named,
+ * as rows of one UNION ALL (the same text on both engines but for the row lock).
+ *
+ * On PostgreSQL the contact's row is read FOR UPDATE: alone (autocommit) the lock ends with
+ * the statement and the version guard of the write is what protects the decision; inside a
+ * caller's transaction (a trigger, a batch, an import) the lock is held to its commit, as the
+ * touch that used to come first held it, so the guard cannot fail there.
+ */
+export async function readForContactWrite(
+  q: Tx,
+  accountId: string,
+  lead: NormalizedLead,
+  fieldKeys: string[],
+  kpiIds: string[],
+): Promise<ContactWriteRead> {
+  const text = (v: unknown) => sql`cast(${v} as text)`;
+  const none = sql`cast(null as text)`;
+  const owner: ReturnType<typeof sql>[] = [];
+  const parts: ReturnType<typeof sql>[] = [];
+  if (lead.id !== undefined) {
+    const byId = sql`select id from contacts where account_id = ${accountId} and id = ${lead.id}`;
+    owner.push(sql`(${byId})`);
+    parts.push(sql`select 'id' as kind, id, ${none} as a, ${none} as b, ${none} as c, cast(null as integer) as n from (${byId}) o`);
+  }
+  if (lead.email !== undefined) {
+    const byEmail = sql`select contact_id from contact_emails where account_id = ${accountId} and email = ${lead.email}`;
+    owner.push(sql`(${byEmail})`);
+    parts.push(
+      sql`select 'email' as kind, contact_id as id, ${none} as a, ${none} as b, ${none} as c, cast(null as integer) as n from (${byEmail}) o`,
+    );
+  }
+  if (lead.phone !== undefined) {
+    const byPhone = sql`select contact_id from contact_phones where account_id = ${accountId} and phone = ${lead.phone}`;
+    owner.push(sql`(${byPhone})`);
+    parts.push(
+      sql`select 'phone' as kind, contact_id as id, ${none} as a, ${none} as b, ${none} as c, cast(null as integer) as n from (${byPhone}) o`,
+    );
+  }
+  if (fieldKeys.length > 0) {
+    parts.push(
+      sql`select 'field' as kind, id, name as a, name_key as b, type as c, cast(null as integer) as n from custom_fields where account_id = ${accountId} and name_key in (${sql.join(fieldKeys.map(text))})`,
+    );
+  }
+  if (kpiIds.length > 0) {
+    parts.push(
+      sql`select 'kpi' as kind, kpi_id as id, ${none} as a, ${none} as b, ${none} as c, cast(null as integer) as n from kpis where account_id = ${accountId} and kpi_id in (${sql.join(kpiIds.map(text))})`,
+    );
+  }
+  const read: ContactWriteRead = { owners: {}, fields: [], kpiIds: [] };
+  if (parts.length === 0) return read;
+  let statement = sql`${sql.join(parts, sql` union all `)}`;
+  if (owner.length > 0) {
+    // The contact row as the first part: coalesce gives the lookup order.
+    const lock = isPostgres(q) ? sql` for update` : sql``;
+    // SQLite's coalesce takes two arguments or more.
+    const target = owner.length === 1 ? owner[0]! : sql`coalesce(${sql.join(owner, sql`, `)})`;
+    statement = sql`with c as (select id, metadata, version from contacts
+        where account_id = ${accountId} and id = ${target}${lock})
+      select 'contact' as kind, id, metadata as a, ${none} as b, ${none} as c, version as n from c
+      union all ${statement}`;
+  }
+  type Row = { kind: string; id: string; a: string | null; b: string | null; c: string | null; n: number | null };
+  const { rows } = await statement.execute(q);
+  for (const row of rows as Row[]) {
+    if (row.kind === 'contact') read.contact = { id: row.id, metadata: row.a!, version: Number(row.n) };
+    else if (row.kind === 'id') read.owners.byId = row.id;
+    else if (row.kind === 'email') read.owners.byEmail = row.id;
+    else if (row.kind === 'phone') read.owners.byPhone = row.id;
+    else if (row.kind === 'field') read.fields.push({ id: row.id, name: row.a!, name_key: row.b!, type: row.c as FieldDefinition['type'] });
+    else read.kpiIds.push(row.id);
+  }
+  return read;
+}
