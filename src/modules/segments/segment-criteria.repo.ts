@@ -214,22 +214,3 @@ export async function countSegmentContacts(
   const { rows } = await segmentCount(engine, accountId, criteria, definitions, now).execute(kyselyOf(db));
   return Number(rows[0]?.n ?? 0);
 }
-
-/**
- * How many contacts each of several criteria selects, in one statement (the segment list):
- * one round trip whatever the number of segments, each count the same query as
- * countSegmentContacts, as a scalar subquery.
- */
-export async function countManySegmentContacts(
-  db: Queryable,
-  accountId: string,
-  engine: Engine,
-  list: Criteria[],
-  definitions: Definitions,
-  now: number,
-): Promise<number[]> {
-  if (list.length === 0) return [];
-  const columns = list.map((criteria, i) => sql`(${segmentCount(engine, accountId, criteria, definitions, now)}) as ${sql.ref(`n${i}`)}`);
-  const { rows } = await sql<Record<string, number | string>>`select ${sql.join(columns)}`.execute(kyselyOf(db));
-  return list.map((_, i) => Number(rows[0]?.[`n${i}`] ?? 0));
-}

@@ -9,7 +9,7 @@ import { iso } from '../../time.js';
 import { type ContactListItem, pageContactsWhere } from '../contacts/contacts.admin.service.js';
 import { recentCounts } from './segment-counts.js';
 import { type Criteria, normalizeCriteria, referencesOf } from './segment-criteria.js';
-import { countManySegmentContacts, countSegmentContacts, criteriaConditions } from './segment-criteria.repo.js';
+import { countSegmentContacts, criteriaConditions } from './segment-criteria.repo.js';
 import * as repo from './segments.repo.js';
 
 /** Saved segments of the admin panel: named criteria, evaluated whenever they are read. */
@@ -33,8 +33,8 @@ function checkName(raw: string): string {
 
 /**
  * The list, each segment with how many contacts it selects, counted within the last minute
- * (segment-counts.ts). Whatever the number of segments, four statements: the segments, the
- * definitions they name (fields, KPIs) and the counts not kept, all in one.
+ * (segment-counts.ts). The segments, one look-up of the definitions they all name (fields,
+ * KPIs: two statements at most), then a count per segment not kept.
  */
 export async function listSegments(db: Db, accountId: string): Promise<{ items: (SegmentView & { count: number; countedAt: string })[] }> {
   const segments = (await repo.selectSegments(db, accountId)).map(present);
@@ -43,7 +43,9 @@ export async function listSegments(db: Db, accountId: string): Promise<{ items: 
   const counts = await recentCounts(keys, now, async (missing) => {
     const list = missing.map((i) => segments[i]!.criteria as Criteria);
     const definitions = await repo.definitionsOf(db, accountId, referencesOf({ groups: list.flatMap((c) => c.groups) }));
-    return countManySegmentContacts(db, accountId, db.engine, list, definitions, now);
+    // One count per segment, on the pool's connections at once on PostgreSQL: one statement
+    // counting them all measured slower on both engines (docs/decisions.md).
+    return Promise.all(list.map((criteria) => countSegmentContacts(db, accountId, db.engine, criteria, definitions, now)));
   });
   const items = segments.map((segment, i) => ({ ...segment, count: counts[i]!.count, countedAt: iso(counts[i]!.countedAt) }));
   return { items };
