@@ -58,7 +58,6 @@ function fieldCondition(engine: Engine, accountId: string, field: NonNullable<Gr
       engine === 'postgres' ? sql`cast(case when v.field_id = ${ref.id} then v.value end as double precision)` : sql`cast(v.value as real)`;
   else if (op !== 'eq' && engine === 'postgres') expression = sql`(v.value collate "C")`;
   return memberOf(
-    engine,
     sql`select v.contact_id from contact_field_values v where v.account_id = ${accountId} and v.field_id = ${ref.id} and ${compare(expression, op, value, to)}`,
   );
 }
@@ -84,7 +83,7 @@ function kpiCondition(engine: Engine, accountId: string, kpi: NonNullable<Group[
   const totals = (test: RawBuilder<unknown>) =>
     sql`select k.contact_id from contact_kpis k where k.account_id = ${accountId} and k.kpi_id = ${kpi.id} and ${test}`;
   const meets = compare(sql`k.value_micros`, op, value, to);
-  return zeroMeets ? notMemberOf(engine, totals(sql`not (${meets})`)) : memberOf(engine, totals(meets));
+  return zeroMeets ? notMemberOf(engine, totals(sql`not (${meets})`)) : memberOf(totals(meets));
 }
 
 const MEETS: Record<Exclude<Comparison, 'between'>, (a: number, b: number) => boolean> = {
@@ -100,7 +99,7 @@ const MEETS: Record<Exclude<Comparison, 'between'>, (a: number, b: number) => bo
  * ids are read once, uncorrelated, and each contact is checked against them. SQLite builds a
  * temporary index of them once; PostgreSQL plans a semi-join (hash or merge) with them.
  */
-function memberOf(_engine: Engine, select: RawBuilder<unknown>): ContactCondition {
+function memberOf(select: RawBuilder<unknown>): ContactCondition {
   return sql`c.id in (${select})`;
 }
 
@@ -141,7 +140,7 @@ function groupConditions(
   for (const event of group.events ?? []) {
     if (event === skip) continue;
     const contacts = sql`select e.contact_id from events e where ${eventTerms(engine, accountId, event, now)}`;
-    conditions.push(event.negated ? notMemberOf(engine, contacts) : memberOf(engine, contacts));
+    conditions.push(event.negated ? notMemberOf(engine, contacts) : memberOf(contacts));
   }
   return conditions;
 }
