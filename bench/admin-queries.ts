@@ -11,6 +11,7 @@
  *   BENCH_RUNS                     timed runs per query (default 50)
  *   BENCH_KEEP=1                   keep the data: the PostgreSQL rows, the SQLite file (path printed)
  *   BENCH_ENGINES                  sqlite,postgres (default: both; postgres needs DATABASE_URL)
+ *   BENCH_ONLY                     measure only the queries whose name contains this text (e.g. "segment")
  *
  * The data goes in with multi-row inserts in large transactions, straight into the tables
  * (the contact rules are not what is measured here), events oldest first as traffic writes
@@ -391,7 +392,8 @@ async function benchEngine(engine: Engine): Promise<void> {
       `\n${engine}: seeded ${CONTACTS.toLocaleString('en')} contacts and ${EVENTS.toLocaleString('en')} events in ${((performance.now() - started) / 1000).toFixed(1)} s; ${RUNS} runs per query`,
     );
     console.log(`${'query'.padEnd(40)} ${'p50 ms'.padStart(8)} ${'p95 ms'.padStart(8)}  target p95 < ${TARGET_P95_MS} ms`);
-    for (const m of measures(db, seeded)) {
+    const only = process.env.BENCH_ONLY ?? '';
+    for (const m of measures(db, seeded).filter((m) => m.name.includes(only))) {
       const { p50, p95 } = await time(m);
       console.log(
         `${m.name.padEnd(40)} ${p50.toFixed(1).padStart(8)} ${p95.toFixed(1).padStart(8)}  ${p95 < TARGET_P95_MS ? 'PASS' : 'MISS'}`,

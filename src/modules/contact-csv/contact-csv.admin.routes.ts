@@ -64,7 +64,11 @@ export const contactCsvAdminRoutes =
       async (request) => {
         const accountId = request.admin.accountId;
         const dryRun = request.body.dryRun === true;
-        return runBatch(request, LeadBody, request.body.items, (items: LeadInput[]) => importContacts(db, accountId, items, dryRun));
+        return runBatch(request, LeadBody, request.body.items, (items: LeadInput[]) =>
+          importContacts(db, accountId, items, dryRun, (error) =>
+            request.log.warn({ err: error }, 'ANALYZE after a contact import failed'),
+          ),
+        );
       },
     );
   };

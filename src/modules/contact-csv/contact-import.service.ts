@@ -1,8 +1,12 @@
 import type { Db } from '../../db/connect.js';
 import { applyEach, applyEachInTransaction, type ItemOutcome } from '../../db/item-transactions.js';
+import { analyzeSoon } from '../../db/refresh-statistics.js';
 import { inTransaction, type Tx } from '../../db/transaction.js';
 import type { LeadInput } from '../contacts/contacts.schemas.js';
 import { applyContactWrite, type ContactWriteResult } from '../contacts/contacts.service.js';
+
+/** The tables a contact write fills. */
+const CONTACT_TABLES = ['contacts', 'contact_emails', 'contact_phones', 'contact_tags', 'contact_field_values', 'contact_kpis'];
 
 /** Thrown to roll a dry run back: it carries what the rows would have come to. */
 class DryRun {
@@ -17,15 +21,24 @@ class DryRun {
  * A dry run (the panel's preview) writes the rows in one transaction and rolls it back, so it
  * finds every error the import would meet, those that depend on the stored contacts too (a
  * name missing for a new contact, an identifier held by another contact), and keeps nothing.
+ *
+ * On PostgreSQL, a real import that wrote rows has the contact tables analyzed a moment after
+ * its last batch (db/refresh-statistics.ts): stale statistics would otherwise plan the
+ * imported contacts' filters badly until autovacuum comes by.
  */
 export async function importContacts(
   db: Db,
   accountId: string,
   items: readonly LeadInput[],
   dryRun: boolean,
+  onAnalyzeError: (error: unknown) => void = () => {},
 ): Promise<ItemOutcome<ContactWriteResult>[]> {
   const apply = (tx: Tx, input: LeadInput) => applyContactWrite(tx, accountId, input, Date.now());
-  if (!dryRun) return applyEach(db, items, apply);
+  if (!dryRun) {
+    const outcomes = await applyEach(db, items, apply);
+    if (outcomes.some((o) => o.ok)) analyzeSoon(db, CONTACT_TABLES, onAnalyzeError);
+    return outcomes;
+  }
   try {
     await inTransaction(db, async (tx) => {
       throw new DryRun(await applyEachInTransaction(tx, items, apply));

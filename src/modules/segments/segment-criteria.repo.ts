@@ -36,10 +36,10 @@ function compare(expression: RawBuilder<unknown>, op: Comparison, value: unknown
  * A field condition. Stored values are the JSON of the stored form: `eq` compares the texts
  * (so it compares values), a Number is compared as a number, a Date (`"yyyy-mm-dd"`, quotes
  * included) as text in byte order, which is date order (`collate "C"`: PostgreSQL's default
- * collation may weigh punctuation differently). A seek on the primary key (contact_id,
- * field_id); the correlation on c.id keeps it within the account.
+ * collation may weigh punctuation differently). The field's matching contacts are read once
+ * (`c.id in (...)`, see memberOf), never a look-up per contact.
  */
-function fieldCondition(engine: Engine, field: NonNullable<Group['fields']>[number], definitions: Definitions) {
+function fieldCondition(engine: Engine, accountId: string, field: NonNullable<Group['fields']>[number], definitions: Definitions) {
   const ref = definitions.fields.get(field.name.toLowerCase());
   if (!ref) return NEVER;
   const op = field.op ?? 'eq';
@@ -57,14 +57,19 @@ function fieldCondition(engine: Engine, field: NonNullable<Group['fields']>[numb
     expression =
       engine === 'postgres' ? sql`cast(case when v.field_id = ${ref.id} then v.value end as double precision)` : sql`cast(v.value as real)`;
   else if (op !== 'eq' && engine === 'postgres') expression = sql`(v.value collate "C")`;
-  return sql`exists (select 1 from contact_field_values v where v.contact_id = c.id and v.field_id = ${ref.id} and ${compare(expression, op, value, to)})`;
+  return memberOf(
+    sql`select v.contact_id from contact_field_values v where v.account_id = ${accountId} and v.field_id = ${ref.id} and ${compare(expression, op, value, to)}`,
+  );
 }
 
 /**
  * A KPI condition on the contact's total in millionths, 0 when the contact has none (a KPI
- * is a sum: nothing added yet is 0). A seek on the primary key (contact_id, kpi_id).
+ * is a sum: nothing added yet is 0). Whether 0 meets the comparison is known here, so the
+ * condition needs no look-up per contact: when 0 fails it, the contacts with a total that
+ * meets it (a semi-join); when 0 meets it, every contact but those with a total that fails it
+ * (an anti-join). Either reads the KPI's totals once.
  */
-function kpiCondition(kpi: NonNullable<Group['kpis']>[number], definitions: Definitions) {
+function kpiCondition(engine: Engine, accountId: string, kpi: NonNullable<Group['kpis']>[number], definitions: Definitions) {
   if (!definitions.kpis.has(kpi.id)) return NEVER;
   const micros = (raw: unknown) => {
     const parsed = parseKpiIncrement(raw);
@@ -74,8 +79,40 @@ function kpiCondition(kpi: NonNullable<Group['kpis']>[number], definitions: Defi
   const value = micros(kpi.value);
   const to = op === 'between' ? micros(kpi.to) : null;
   if (value === undefined || to === undefined) return NEVER;
-  const total = sql`coalesce((select k.value_micros from contact_kpis k where k.contact_id = c.id and k.kpi_id = ${kpi.id}), 0)`;
-  return compare(total, op, value, to);
+  const zeroMeets = op === 'between' ? value <= 0 && 0 <= to! : MEETS[op](0, value);
+  const totals = (test: RawBuilder<unknown>) =>
+    sql`select k.contact_id from contact_kpis k where k.account_id = ${accountId} and k.kpi_id = ${kpi.id} and ${test}`;
+  const meets = compare(sql`k.value_micros`, op, value, to);
+  return zeroMeets ? notMemberOf(engine, totals(sql`not (${meets})`)) : memberOf(totals(meets));
+}
+
+const MEETS: Record<Exclude<Comparison, 'between'>, (a: number, b: number) => boolean> = {
+  eq: (a, b) => a === b,
+  gt: (a, b) => a > b,
+  gte: (a, b) => a >= b,
+  lt: (a, b) => a < b,
+  lte: (a, b) => a <= b,
+};
+
+/**
+ * The contact is among the ids `select` gives (one column, contact_id, of this account): the
+ * ids are read once, uncorrelated, and each contact is checked against them. SQLite builds a
+ * temporary index of them once; PostgreSQL plans a semi-join (hash or merge) with them.
+ */
+function memberOf(select: RawBuilder<unknown>): ContactCondition {
+  return sql`c.id in (${select})`;
+}
+
+/**
+ * The contact is not among the ids `select` gives. SQLite: `not in`, a temporary index built
+ * once (contact_id is never null, so `not in` means what it says). PostgreSQL plans `not in
+ * (subquery)` as a hashed subplan that, when the ids do not fit work_mem, becomes a re-scan
+ * per contact; `not exists` gives it an anti-join instead, hashed and spilling to disk if need
+ * be. The subquery stays the same uncorrelated set but for the one join term.
+ */
+function notMemberOf(engine: Engine, select: RawBuilder<unknown>): ContactCondition {
+  if (engine === 'sqlite') return sql`c.id not in (${select})`;
+  return sql`not exists (select 1 from (${select}) x where x.contact_id = c.id)`;
 }
 
 /**
@@ -96,14 +133,14 @@ function groupConditions(
   // and each contact is checked against them, never a seek per contact.
   for (const tag of group.tags ?? [])
     conditions.push(sql`c.id in (select contact_id from contact_tags where account_id = ${accountId} and tag = ${tag})`);
-  for (const field of group.fields ?? []) conditions.push(fieldCondition(engine, field, definitions));
-  for (const kpi of group.kpis ?? []) conditions.push(kpiCondition(kpi, definitions));
-  // One seek per contact in events_account_type_contact_time (account_id, type, contact_id,
-  // created_at): a page of a segment stops as soon as it is full.
+  for (const field of group.fields ?? []) conditions.push(fieldCondition(engine, accountId, field, definitions));
+  for (const kpi of group.kpis ?? []) conditions.push(kpiCondition(engine, accountId, kpi, definitions));
+  // The contacts with an event of the type in the window, read once from
+  // events_account_type_contact_time (account_id, type, contact_id, created_at).
   for (const event of group.events ?? []) {
     if (event === skip) continue;
-    const found = sql`exists (select 1 from events e where ${eventTerms(engine, accountId, event, now)} and e.contact_id = c.id)`;
-    conditions.push(event.negated ? sql`not ${found}` : found);
+    const contacts = sql`select e.contact_id from events e where ${eventTerms(engine, accountId, event, now)}`;
+    conditions.push(event.negated ? notMemberOf(engine, contacts) : memberOf(contacts));
   }
   return conditions;
 }

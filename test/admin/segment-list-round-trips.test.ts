@@ -1,0 +1,67 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import pg from 'pg';
+import { createKpi } from '../../src/modules/definitions/definitions.service.js';
+import { forgetCounts } from '../../src/modules/segments/segment-counts.js';
+import { createSegment, listSegments } from '../../src/modules/segments/segments.service.js';
+import { makeAccount, makeContact, makeField } from '../helpers/factories.js';
+import { openTestDatabase, type TestDatabase } from '../helpers/harness.js';
+
+/**
+ * Statements the segment list sends on PostgreSQL (issue 12, admin reads): the segments, one
+ * look-up of the custom fields and one of the KPIs that all of them name, then one count per
+ * segment not counted within the last minute. Before, each segment looked its definitions up
+ * itself (up to two statements more per segment).
+ */
+const onPostgres = Boolean(process.env.DATABASE_URL);
+
+describe('segment list round trips on PostgreSQL', { skip: !onPostgres && 'PostgreSQL only (DATABASE_URL)' }, () => {
+  let t: TestDatabase;
+  let statements: string[] | undefined;
+  const query = pg.Client.prototype.query;
+
+  before(async () => {
+    t = await openTestDatabase();
+    pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+      const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string }).text;
+      statements?.push(String(text));
+      return (query as (...a: unknown[]) => unknown).apply(this, args);
+    } as typeof query;
+  });
+  after(async () => {
+    pg.Client.prototype.query = query;
+    await t.close();
+  });
+
+  async function sent(run: () => Promise<unknown>): Promise<number> {
+    statements = [];
+    await run();
+    const n = statements.length;
+    statements = undefined;
+    return n;
+  }
+
+  test('3 + one count per segment counted afresh, 1 when every count is kept', async () => {
+    const account = await makeAccount(t.db);
+    await makeField(t.db, account.id, 'City', 'location');
+    await makeField(t.db, account.id, 'Score', 'number');
+    await createKpi(t.db, account.id, { id: 'orders', name: 'Orders' });
+    await makeContact(t.db, account.id, { tags: ['vip'], fields: [{ key: 'City', value: 'Paris' }] });
+    const segments = [
+      { tags: ['vip'] },
+      { fields: [{ name: 'City', value: 'Paris' }] },
+      { fields: [{ name: 'Score', op: 'gt' as const, value: 5 }], kpis: [{ id: 'orders', op: 'gte' as const, value: 1 }] },
+      { kpis: [{ id: 'orders', op: 'lte' as const, value: 2 }] },
+      { events: [{ type: 'signup', withinDays: 30 }] },
+    ];
+    for (const [i, group] of segments.entries()) await createSegment(t.db, account.id, { name: `s${i}`, criteria: { groups: [group] } });
+    forgetCounts();
+    assert.equal(await sent(() => listSegments(t.db, account.id)), 3 + segments.length);
+    assert.equal(await sent(() => listSegments(t.db, account.id)), 1, 'counts kept for a minute: the segments only');
+    const { items } = await listSegments(t.db, account.id);
+    assert.deepEqual(
+      items.map((s) => s.count),
+      [1, 1, 0, 1, 0],
+    );
+  });
+});
