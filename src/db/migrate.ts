@@ -16,6 +16,7 @@ import * as contactSearchTrigrams from './migrations/0014_contact_search_trigram
 import * as segmentGroups from './migrations/0015_segment_groups.js';
 import * as authoring from './migrations/0016_authoring.js';
 import * as contactVersion from './migrations/0017_contact_version.js';
+import * as accountAllowanceVersion from './migrations/0018_account_allowance_version.js';
 import type { Database } from './schema.js';
 
 /** Migrations are listed in code, so the compiled build and the test runner find the same set. */
@@ -37,6 +38,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0015_segment_groups': segmentGroups,
   '0016_authoring': authoring,
   '0017_contact_version': contactVersion,
+  '0018_account_allowance_version': accountAllowanceVersion,
 };
 
 /** Every migration this build applies, in order (readiness checks the database has them all). */
