@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 
 /**
  * A counter on each account of the counted sends recorded while it has an allowance (issue 12,
- * src/modules/sends/trigger-write.ts). A trigger on PostgreSQL reads this month's count and
+ * src/modules/sends/trigger-write.repo.ts). A trigger on PostgreSQL reads this month's count and
  * this counter in its read statement, and its write statement records a counted send only
  * `where <count read> + (allowance_version - <counter read>) < allowance`, adding one to the
  * counter: the counter bounds what was added since the read, and PostgreSQL re-checks the

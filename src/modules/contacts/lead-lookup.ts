@@ -1,13 +1,13 @@
-import { type RawBuilder, sql } from 'kysely';
 import type { Queryable } from '../../db/queryable.js';
 import * as repo from './contacts.repo.js';
+import type { LeadLookup } from './lead-lookup.repo.js';
+import * as lookupRepo from './lead-lookup.repo.js';
 import { normalizePhone } from './normalize.js';
 
 // service-spec.md, "How `lead` given as a string is read": digits only counts as a phone from 7 digits on.
 const DIGITS_ONLY_PHONE = /^\d{7,}$/;
 
-/** How a `lead` string is looked up; undefined when it can name no contact. */
-export type LeadLookup = { email: string } | { phone: string } | { idOrTracker: string };
+export type { LeadLookup };
 
 /**
  * How a `lead` string in trigger and cancel is read. Contains `@`: an email. Starts with `+`,
@@ -46,16 +46,5 @@ export async function findContactIdByLeadString(db: Queryable, accountId: string
  * The same look-up as an SQL expression (the contact's id, or null), for a statement that reads
  * the contact with everything else it needs in one round trip (a trigger on PostgreSQL).
  */
-export function contactIdOfLookupSql(accountId: string, lookup: LeadLookup | undefined): RawBuilder<string | null> {
-  if (lookup === undefined) return sql<null>`null`;
-  if ('email' in lookup) {
-    return sql<string | null>`(select contact_id from contact_emails where account_id = ${accountId} and email = ${lookup.email} limit 1)`;
-  }
-  if ('phone' in lookup) {
-    return sql<string | null>`(select contact_id from contact_phones where account_id = ${accountId} and phone = ${lookup.phone} limit 1)`;
-  }
-  const value = lookup.idOrTracker;
-  return sql<string | null>`coalesce(
-    (select id from contacts where account_id = ${accountId} and id = ${value}),
-    (select contact_id from trackers where account_id = ${accountId} and tracker = ${value} limit 1))`;
-}
+export const contactIdOfLookupSql = (accountId: string, lookup: LeadLookup | undefined) =>
+  lookupRepo.contactIdOfLookupSql(accountId, lookup);

@@ -5,10 +5,10 @@ import { newId } from '../../ids.js';
 import { rejectedByReentry } from './recipient-rules.js';
 import type { NewSend } from './sends.repo.js';
 import type { TriggerResult } from './sends.schemas.js';
-import type { TriggerCampaign, TriggerContact, TriggerState } from './trigger-state.js';
+import type { TriggerCampaign, TriggerContact, TriggerState } from './trigger-state.repo.js';
 
 /**
- * What the write of a trigger must still find for its decision to stand (trigger-write.ts
+ * What the write of a trigger must still find for its decision to stand (trigger-write.repo.ts
  * applies it; on SQLite, inside the unit's transaction, it always holds).
  */
 export interface TriggerGuard {
@@ -27,7 +27,7 @@ export interface TriggerGuard {
   allowance?: { counted: number; version: number };
 }
 
-/** The write a trigger decided on, the same on both engines (trigger-write.ts has one executor per engine). */
+/** The write a trigger decided on, the same on both engines (trigger-write.repo.ts has one executor per engine). */
 export type TriggerPlan =
   | { kind: 'insert'; send: NewSend; guard: TriggerGuard }
   /**
@@ -53,7 +53,7 @@ export function requireTriggerable(campaign: TriggerCampaign | undefined): Trigg
 }
 
 /**
- * The trigger rules, pure over the state the unit read (trigger-state.ts): campaign checks,
+ * The trigger rules, pure over the state the unit read (trigger-state.repo.ts): campaign checks,
  * lead, opt-out, Delay restart, re-entry, allowance, address, in this order. Throws the
  * AppError of a refused trigger (nothing is written then), else returns the one write to make.
  */

@@ -10,8 +10,8 @@ import { type IdempotentRequest, oncePerKey } from '../idempotency/idempotency.s
 import { countSendsSince } from './sends.repo.js';
 import type { TriggerInput, TriggerResult } from './sends.schemas.js';
 import { decideTrigger, requireTriggerable } from './trigger-plan.js';
-import { readTriggerState, type TriggerLead } from './trigger-state.js';
-import { applyTriggerPlan } from './trigger-write.js';
+import { readTriggerState, type TriggerLead } from './trigger-state.repo.js';
+import { applyTriggerPlan } from './trigger-write.repo.js';
 
 export interface SendDeps {
   db: Db;
@@ -22,8 +22,8 @@ export interface SendDeps {
 /**
  * `POST|GET /api/campaigns/trigger`: one write unit (db/write-unit.ts, issue 12). It reads the
  * campaign, the contact, the recipient rules' state and the allowance in one statement
- * (trigger-state.ts), decides in TypeScript (trigger-plan.ts), and records the outcome with one
- * guarded write (trigger-write.ts): on PostgreSQL two round trips, no transaction; a write
+ * (trigger-state.repo.ts), decides in TypeScript (trigger-plan.ts), and records the outcome with one
+ * guarded write (trigger-write.repo.ts): on PostgreSQL two round trips, no transaction; a write
  * whose guard fails (a concurrent trigger or contact write got there first) reads again.
  *
  * A `lead` object writes the contact too, and an Idempotency-Key stores the answer

@@ -21,7 +21,7 @@ export interface TriggerCampaign {
 export interface TriggerContact {
   id: string;
   optedOut: boolean;
-  /** contacts.version and updated_at as read: the guard of the write (trigger-write.ts). */
+  /** contacts.version and updated_at as read: the guard of the write (trigger-write.repo.ts). */
   version: number;
   updatedAt: number;
   /** The primary (first stored) address of each channel, or null. */
