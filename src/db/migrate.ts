@@ -16,6 +16,7 @@ import * as contactSearchTrigrams from './migrations/0014_contact_search_trigram
 import * as segmentGroups from './migrations/0015_segment_groups.js';
 import * as authoring from './migrations/0016_authoring.js';
 import * as contactVersion from './migrations/0017_contact_version.js';
+import * as accountAllowanceVersion from './migrations/0018_account_allowance_version.js';
 import * as segmentValueIndexes from './migrations/0019_segment_value_indexes.js';
 import type { Database } from './schema.js';
 
@@ -38,6 +39,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0015_segment_groups': segmentGroups,
   '0016_authoring': authoring,
   '0017_contact_version': contactVersion,
+  '0018_account_allowance_version': accountAllowanceVersion,
   '0019_segment_value_indexes': segmentValueIndexes,
 };
 

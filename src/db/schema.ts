@@ -24,6 +24,8 @@ export interface AccountsTable {
   /** The unsubscribe page's language and texts as JSON (migration 0016); null: the English defaults. */
   unsubscribe_page?: string | null;
   created_at: number;
+  /** Counted sends recorded under an allowance (migration 0018): the guard of a trigger's write on PostgreSQL. */
+  allowance_version?: number;
 }
 
 export interface ApiKeysTable {

@@ -21,8 +21,8 @@ const PINNED = {
   'POST /api/leads, new contact': 2,
   'POST /api/leads, update': 2,
   'POST /api/events': 4,
-  'POST /api/campaigns/trigger, immediate, known contact, free plan': 9,
-  'POST /api/campaigns/trigger, delay, restart of a pending send': 6,
+  'POST /api/campaigns/trigger, immediate, known contact, free plan': 2,
+  'POST /api/campaigns/trigger, delay, restart of a pending send': 2,
   'POST /api/campaigns/cancel, pending send': 5,
   'POST /api/campaigns/cancel, nothing pending': 5,
 } as const;

@@ -23,7 +23,11 @@ export async function reentryBlock(
 }
 
 /** The rule itself, given when the contact last received the campaign (undefined: never). */
-export function rejectedByReentry(campaign: Campaign, lastReceiptAt: number | undefined, now: number): boolean {
+export function rejectedByReentry(
+  campaign: Pick<Campaign, 'reentry' | 'cooldownDays'>,
+  lastReceiptAt: number | undefined,
+  now: number,
+): boolean {
   if (lastReceiptAt === undefined) return false;
   if (!campaign.reentry) return true;
   return campaign.cooldownDays > 0 && now - lastReceiptAt < campaign.cooldownDays * DAY_MS;

@@ -64,38 +64,6 @@ export async function recipientState(db: Queryable, accountId: string, contactId
   };
 }
 
-/** Likewise for the account's allowance count. Always taken after the contact lock. */
-export async function lockAccount(db: Queryable, engine: Engine, accountId: string): Promise<void> {
-  const tx = kyselyOf(db);
-  if (engine !== 'postgres') return;
-  await sql`select id from accounts where id = ${accountId} for update`.execute(tx);
-}
-
-/**
- * Moves a pending send's due time and replaces its trigger data with the new call's (the latest
- * trigger wins; null clears it); returns its id, or undefined when none is pending.
- */
-export async function restartPending(
-  db: Queryable,
-  accountId: string,
-  campaignId: string,
-  contactId: string,
-  restart: { dueAt: number; triggerData: string | null },
-  now: number,
-) {
-  const tx = kyselyOf(db);
-  const row = await tx
-    .updateTable('sends')
-    .set({ due_at: restart.dueAt, trigger_data: restart.triggerData, updated_at: now })
-    .where('account_id', '=', accountId)
-    .where('campaign_id', '=', campaignId)
-    .where('contact_id', '=', contactId)
-    .where('status', '=', 'pending')
-    .returning('id')
-    .executeTakeFirst();
-  return row?.id;
-}
-
 /**
  * When the contact last received the campaign (epoch ms), or undefined if never; `excludeSendId`
  * skips a send itself. A test send from the admin panel is not a receipt: it never blocks re-entry.

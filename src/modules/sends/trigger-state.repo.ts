@@ -1,0 +1,149 @@
+import { type RawBuilder, sql } from 'kysely';
+import type { CampaignMode, CampaignSchedule, Channel } from '../../contract/constants.js';
+import type { Tx } from '../../db/transaction.js';
+import { contactIdOfLookupSql, type LeadLookup } from '../contacts/lead-lookup.js';
+import { COUNTED, RECEIVED } from './sends.repo.js';
+
+/** What the trigger rules read of the campaign. */
+export interface TriggerCampaign {
+  id: string;
+  accountId: string;
+  channel: Channel;
+  schedule: CampaignSchedule;
+  mode: CampaignMode;
+  delaySeconds: number;
+  reentry: boolean;
+  cooldownDays: number;
+  active: boolean;
+}
+
+/** What the trigger rules read of the contact, and what its write's guard compares against. */
+export interface TriggerContact {
+  id: string;
+  optedOut: boolean;
+  /** contacts.version and updated_at as read: the guard of the write (trigger-write.repo.ts). */
+  version: number;
+  updatedAt: number;
+  /** The primary (first stored) address of each channel, or null. */
+  email: string | null;
+  phone: string | null;
+  /** When the contact last received the campaign (lastReceipt's rule), or undefined. */
+  lastReceiptAt: number | undefined;
+  /** The contact's pending send of the campaign (at most one: sends_one_pending), or undefined. */
+  pendingSendId: string | undefined;
+}
+
+/** The account's monthly allowance as the rules read it. */
+export interface TriggerAllowance {
+  allowance: number;
+  /** Sends counted against it this UTC calendar month (COUNTED, test sends aside). */
+  counted: number;
+  /** accounts.allowance_version as read (migration 0018): the guard of a counted write. */
+  version: number;
+}
+
+/** Everything a trigger decides on, read from one snapshot. */
+export interface TriggerState {
+  /** Undefined: no live campaign of the account has that id. */
+  campaign: TriggerCampaign | undefined;
+  /** Undefined: the lead names no contact of the account. */
+  contact: TriggerContact | undefined;
+  /** Null: the account has no allowance. */
+  allowance: TriggerAllowance | null;
+}
+
+/** Which contact the trigger is for: a `lead` string to look up, or the id of a contact just written. */
+export type TriggerLead = { lookup: LeadLookup | undefined } | { contactId: string };
+
+interface StateRow {
+  campaign_id: string | null;
+  channel: Channel | null;
+  schedule: CampaignSchedule | null;
+  mode: CampaignMode | null;
+  delay_seconds: number | null;
+  reentry: number | null;
+  cooldown_days: number | null;
+  active: number | null;
+  contact_id: string | null;
+  opted_out: number | null;
+  version: number | null;
+  updated_at: number | null;
+  email: string | null;
+  phone: string | null;
+  last_receipt: number | null;
+  pending_id: string | null;
+  allowance: number | null;
+  allowance_version: number | null;
+  counted: number | null;
+}
+
+/**
+ * Reads a trigger's whole state in ONE statement (issue 12: one round trip before the write),
+ * on both engines: the campaign (deleted ones are not found), the contact the lead names with
+ * its opt-out flag, version, primary addresses, last receipt of the campaign and pending send,
+ * and the account's allowance with this month's count (counted only when there is one).
+ */
+export async function readTriggerState(
+  q: Tx,
+  accountId: string,
+  campaignId: string,
+  lead: TriggerLead,
+  now: number,
+): Promise<TriggerState> {
+  const contactId: RawBuilder<string | null> = 'contactId' in lead ? sql`${lead.contactId}` : contactIdOfLookupSql(accountId, lead.lookup);
+  const date = new Date(now);
+  const monthStart = Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1);
+  const sendsOfPair = sql`account_id = ${accountId} and campaign_id = c.id and contact_id = k.id`;
+  const { rows } = await sql<StateRow>`
+    select c.id as campaign_id, c.channel, c.schedule, c.mode, c.delay_seconds, c.reentry, c.cooldown_days, c.active,
+           k.id as contact_id, k.opted_out, k.version, k.updated_at,
+           (select email from contact_emails where contact_id = k.id order by position limit 1) as email,
+           (select phone from contact_phones where contact_id = k.id order by position limit 1) as phone,
+           (select max(coalesce(sent_at, created_at)) from sends
+             where ${sendsOfPair} and status in (${sql.join(RECEIVED)}) and test = 0) as last_receipt,
+           (select id from sends where ${sendsOfPair} and status = 'pending' limit 1) as pending_id,
+           a.allowance, a.allowance_version,
+           case when a.allowance is null then null else
+             (select count(*) from sends
+               where account_id = ${accountId} and created_at >= ${monthStart} and status in (${sql.join(COUNTED)}) and test = 0)
+           end as counted
+      from accounts a
+      left join campaigns c on c.id = ${campaignId} and c.account_id = a.id and c.deleted_at is null
+      left join contacts k on k.account_id = a.id and k.id = ${contactId}
+     where a.id = ${accountId}`.execute(q);
+  const row = rows[0];
+  if (!row) return { campaign: undefined, contact: undefined, allowance: null };
+  return {
+    campaign:
+      row.campaign_id === null
+        ? undefined
+        : {
+            id: row.campaign_id,
+            accountId,
+            channel: row.channel!,
+            schedule: row.schedule!,
+            mode: row.mode!,
+            delaySeconds: Number(row.delay_seconds),
+            reentry: Number(row.reentry) === 1,
+            cooldownDays: Number(row.cooldown_days),
+            active: Number(row.active) === 1,
+          },
+    contact:
+      row.contact_id === null
+        ? undefined
+        : {
+            id: row.contact_id,
+            optedOut: Number(row.opted_out) === 1,
+            version: Number(row.version),
+            updatedAt: Number(row.updated_at),
+            email: row.email,
+            phone: row.phone,
+            lastReceiptAt: row.last_receipt === null ? undefined : Number(row.last_receipt),
+            pendingSendId: row.pending_id ?? undefined,
+          },
+    allowance:
+      row.allowance === null
+        ? null
+        : { allowance: Number(row.allowance), counted: Number(row.counted), version: Number(row.allowance_version) },
+  };
+}

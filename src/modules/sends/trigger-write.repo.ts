@@ -1,0 +1,116 @@
+import { type RawBuilder, sql } from 'kysely';
+import type { Engine } from '../../db/connect.js';
+import type { Tx } from '../../db/transaction.js';
+import { StaleRead } from '../../db/write-unit.js';
+import { insertSend, type NewSend } from './sends.repo.js';
+import type { TriggerGuard, TriggerPlan } from './trigger-plan.js';
+
+/**
+ * Applies a trigger's plan (trigger-plan.ts), or throws StaleRead when what the decision rested
+ * on has changed since the read (inWriteUnit then runs the unit again from its read). What the
+ * write does is defined here once, as SQL fragments both engines use: PostgreSQL runs them as
+ * ONE statement (a data-modifying CTE, atomic on its own, no transaction), SQLite as a few
+ * statements inside the unit's transaction, where the guards always hold.
+ */
+export async function applyTriggerPlan(q: Tx, engine: Engine, plan: TriggerPlan): Promise<void> {
+  if (plan.kind === 'restart') {
+    // Still pending? Else a worker claimed it or it was cancelled: read again (re-entry may now reject).
+    const row = await q
+      .updateTable('sends')
+      .set({ due_at: plan.dueAt, trigger_data: plan.triggerData, updated_at: plan.now })
+      .where('account_id', '=', plan.accountId)
+      .where('id', '=', plan.sendId)
+      .where('status', '=', 'pending')
+      .returning('id')
+      .executeTakeFirst();
+    if (!row) throw new StaleRead('pending send');
+    return;
+  }
+  if (engine === 'postgres') return insertGuardedOnPostgres(q, plan.send, plan.guard);
+  return insertGuardedOnSqlite(q, plan.send, plan.guard);
+}
+
+/**
+ * The contact as read, or no row. PostgreSQL takes the row's lock (`for update` by the update,
+ * `for share` by the check) and, when a concurrent write held it, re-checks the condition on
+ * the newest version of the row: a lead write (which bumps the version and stamps updated_at),
+ * an opt-out, an erase (no row) or another trigger's send all make it fail.
+ */
+function contactGuard(guard: TriggerGuard, engine: Engine): RawBuilder<{ id: string }> {
+  const { accountId, contact } = guard;
+  const matches = sql`account_id = ${accountId} and id = ${contact.id} and version = ${contact.version}
+    and updated_at = ${contact.updatedAt} and opted_out = ${contact.optedOut ? 1 : 0}`;
+  if (guard.contactWrite === 'bump') return sql`update contacts set version = version + 1 where ${matches} returning id`;
+  return sql`select id from contacts where ${matches} ${engine === 'postgres' ? sql`for share` : sql``}`;
+}
+
+/**
+ * Room left under the allowance, counting one more send: this month's count as read, plus the
+ * counted sends recorded since (allowance_version moved by as many; cancellations since only
+ * make the bound safer). Re-checked under the account row's lock, so two triggers near the
+ * limit never both pass, and those far from it never conflict.
+ */
+function allowanceGuard(accountId: string, allowance: NonNullable<TriggerGuard['allowance']>, after: RawBuilder<unknown>) {
+  return sql<{ id: string }>`update accounts set allowance_version = allowance_version + 1
+    where id = ${accountId} and allowance is not null
+      and cast(${allowance.counted} as bigint) + (allowance_version - cast(${allowance.version} as bigint)) < allowance
+      ${after}
+    returning id`;
+}
+
+const SEND_COLUMNS = [
+  'id',
+  'account_id',
+  'campaign_id',
+  'contact_id',
+  'status',
+  'channel',
+  'due_at',
+  'reason',
+  'to_address',
+  'created_at',
+  'updated_at',
+  'trigger_data',
+  'attempts',
+] as const;
+
+async function insertGuardedOnPostgres(q: Tx, send: NewSend, guard: TriggerGuard): Promise<void> {
+  const text = (v: string | null | undefined) => sql`cast(${v ?? null} as text)`;
+  const bigint = (v: number) => sql`cast(${v} as bigint)`;
+  const values = [
+    text(send.id),
+    text(send.account_id),
+    text(send.campaign_id),
+    text(send.contact_id),
+    text(send.status),
+    text(send.channel),
+    bigint(send.due_at),
+    text(send.reason),
+    text(send.to_address),
+    bigint(send.created_at),
+    bigint(send.created_at),
+    text(send.trigger_data),
+    sql`0`,
+  ];
+  // The account's lock comes after the contact's (`exists` runs the contact guard first), the
+  // order lockContact then lockAccount kept before: no deadlock between two triggers.
+  const room = guard.allowance
+    ? sql`, room as (${allowanceGuard(guard.accountId, guard.allowance, sql`and exists (select 1 from guard)`)})`
+    : sql``;
+  const { rows } = await sql<{ id: string }>`
+    with guard as (${contactGuard(guard, 'postgres')})${room},
+    sent as (
+      insert into sends (${sql.join(SEND_COLUMNS.map((c) => sql.ref(c)))})
+      select ${sql.join(values)} from guard ${guard.allowance ? sql`cross join room` : sql``}
+      returning id)
+    select id from sent`.execute(q);
+  if (rows.length === 0) throw new StaleRead(guard.allowance ? 'contact or allowance' : 'contact');
+}
+
+async function insertGuardedOnSqlite(q: Tx, send: NewSend, guard: TriggerGuard): Promise<void> {
+  if ((await contactGuard(guard, 'sqlite').execute(q)).rows.length === 0) throw new StaleRead('contact');
+  if (guard.allowance && (await allowanceGuard(guard.accountId, guard.allowance, sql``).execute(q)).rows.length === 0) {
+    throw new StaleRead('allowance');
+  }
+  await insertSend(q, send);
+}
