@@ -11,6 +11,17 @@ export class StaleRead extends Error {
   }
 }
 
+/** How a unit is being run. */
+export interface UnitContext {
+  /**
+   * True inside a transaction on PostgreSQL: a unit whose read does not lock what it guards
+   * takes that row's lock first, in a statement of its own (a read in the locking statement
+   * would see other tables as at its start, before the write it waited for: the READ COMMITTED
+   * trap of decisions.md), so a retry waits for the winner instead of racing it again.
+   */
+  lockFirst: boolean;
+}
+
 /** How many times a unit runs before a lost race becomes the caller's error. */
 const ATTEMPTS = 8;
 
@@ -32,13 +43,19 @@ const ATTEMPTS = 8;
  * always pass there. `transaction: true` (a request with an Idempotency-Key, whose answer is
  * stored with its effect) runs it in a transaction on PostgreSQL too.
  */
-export async function inWriteUnit<T>(db: Db, unit: (q: Tx) => Promise<T>, options: { transaction?: boolean } = {}): Promise<T> {
+export async function inWriteUnit<T>(
+  db: Db,
+  unit: (q: Tx, context: UnitContext) => Promise<T>,
+  options: { transaction?: boolean } = {},
+): Promise<T> {
   // Only the first attempt runs without a transaction. A unit that lost a race is on a contended
   // row: run again alone, it could lose again and again (each round, of N writers reading one
   // version, one wins), so it runs again in a transaction, where a read that locks what it
   // guards (SELECT ... FOR UPDATE) keeps the lock to the commit and the guard cannot fail.
   const run = (attempt: number) =>
-    db.engine === 'postgres' && !options.transaction && attempt === 1 ? unit(db.kysely) : inTransaction(db, unit);
+    db.engine === 'postgres' && !options.transaction && attempt === 1
+      ? unit(db.kysely, { lockFirst: false })
+      : inTransaction(db, (tx) => unit(tx, { lockFirst: db.engine === 'postgres' }));
   for (let attempt = 1; ; attempt++) {
     try {
       return await run(attempt);

@@ -1,4 +1,5 @@
 import type { Queryable } from '../../db/queryable.js';
+import type { Tx } from '../../db/transaction.js';
 import * as repo from './contacts.repo.js';
 import type { LeadLookup } from './lead-lookup.repo.js';
 import * as lookupRepo from './lead-lookup.repo.js';
@@ -48,3 +49,7 @@ export async function findContactIdByLeadString(db: Queryable, accountId: string
  */
 export const contactIdOfLookupSql = (accountId: string, lookup: LeadLookup | undefined) =>
   lookupRepo.contactIdOfLookupSql(accountId, lookup);
+
+/** Locks the contact a `lead` string names (PostgreSQL, inside a transaction); nothing when it names none. */
+export const lockContactOfLead = (q: Tx, accountId: string, lookup: LeadLookup | undefined) =>
+  lookupRepo.lockContactOfLookup(q, accountId, lookup);

@@ -5,7 +5,7 @@ import { inWriteUnit } from '../../db/write-unit.js';
 import { AppError } from '../../errors.js';
 import { checkTriggerDataSize } from '../../json-limits.js';
 import { applyContactWrite } from '../contacts/contacts.service.js';
-import { findContactIdByLeadString, leadLookupOf } from '../contacts/lead-lookup.js';
+import { findContactIdByLeadString, leadLookupOf, lockContactOfLead } from '../contacts/lead-lookup.js';
 import { type IdempotentRequest, oncePerKey } from '../idempotency/idempotency.service.js';
 import { countSendsSince } from './sends.repo.js';
 import type { TriggerInput, TriggerResult } from './sends.schemas.js';
@@ -45,14 +45,18 @@ export async function triggerCampaign(
   const transaction = typeof lead !== 'string' || key !== undefined;
   const decision = await inWriteUnit(
     db,
-    (q) =>
+    (q, { lockFirst }) =>
       oncePerKey(
         q,
         key,
         async () => {
           let contact: TriggerLead;
-          if (typeof lead === 'string') contact = { lookup: leadLookupOf(lead) };
-          else {
+          if (typeof lead === 'string') {
+            contact = { lookup: leadLookupOf(lead) };
+            // A retry after a lost race waits for the winner here (the object form's contact
+            // write locks the row by itself).
+            if (lockFirst) await lockContactOfLead(q, accountId, contact.lookup);
+          } else {
             // The campaign checks come before the contact is written (order of checks).
             requireTriggerable((await readTriggerState(q, accountId, input.campaignId, { lookup: undefined }, now)).campaign);
             contact = { contactId: (await applyContactWrite(q, accountId, lead, now, '/lead')).id };
