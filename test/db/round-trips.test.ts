@@ -51,7 +51,9 @@ describe('round trips per public write on PostgreSQL', { skip: !onPostgres && 'P
     assert.equal(warm.status, 200, JSON.stringify(warm.body));
     statements = [];
     const res = await request();
-    const sent = statements;
+    // The API key's look-up is the request's, not the write's: cached by the process, it is
+    // read again only when the cache entry has aged out (a loaded machine between the two requests).
+    const sent = statements.filter((text) => !/\bapi_keys\b/.test(text));
     statements = undefined;
     assert.equal(res.status, 200, JSON.stringify(res.body));
     return sent;
