@@ -1,5 +1,7 @@
+import type { RawBuilder } from 'kysely';
 import type { Queryable } from '../../db/queryable.js';
 import { AppError } from '../../errors.js';
+import { contactIdSelect } from './contact-id.repo.js';
 import * as repo from './contacts.repo.js';
 
 // Contact ids by what other modules know of a contact (a phone, a visitor id), and the flags only operators change.
@@ -12,16 +14,19 @@ export async function findContactIdByPhone(db: Queryable, accountId: string, pho
   return repo.findContactIdByPhone(db, accountId, phone);
 }
 
-/** The contact an event names, by its id (leadId) or by a linked visitor id; undefined when not in this account. */
-export async function findContactIdByIdOrTracker(
-  db: Queryable,
+/**
+ * The contact an event names, by its id (leadId) or by a linked visitor id, in this account, as
+ * a select of zero or one row (`contact_id`): the caller embeds it in its own single statement
+ * (an event's insert, issue 12).
+ */
+export function contactIdSelectByIdOrTracker(
   accountId: string,
   by: { id: string } | { tracker: string },
-): Promise<string | undefined> {
-  return 'id' in by ? repo.findContactIdById(db, accountId, by.id) : repo.findContactIdByTracker(db, accountId, by.tracker);
+): RawBuilder<{ contact_id: string }> {
+  return contactIdSelect(accountId, by);
 }
 
-/** Item per item, the contact each names (as findContactIdByIdOrTracker); two statements for all of them, whatever their number. */
+/** Item per item, the contact each names (as contactIdSelectByIdOrTracker); two statements for all of them, whatever their number. */
 export async function findContactIdsByIdOrTracker(
   db: Queryable,
   accountId: string,

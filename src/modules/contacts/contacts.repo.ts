@@ -176,16 +176,6 @@ export async function findContactIdByPhone(db: Queryable, accountId: string, pho
   return row?.contact_id;
 }
 
-export async function findContactIdByTracker(db: Queryable, accountId: string, tracker: string): Promise<string | undefined> {
-  const row = await kyselyOf(db)
-    .selectFrom('trackers')
-    .select('contact_id')
-    .where('account_id', '=', accountId)
-    .where('tracker', '=', tracker)
-    .executeTakeFirst();
-  return row?.contact_id;
-}
-
 /** Which of these ids are contacts of the account (a batch of events' look-up by leadId). */
 export async function findContactIdsByIds(db: Queryable, accountId: string, ids: string[]): Promise<Set<string>> {
   const rows = await kyselyOf(db).selectFrom('contacts').select('id').where('account_id', '=', accountId).where('id', 'in', ids).execute();

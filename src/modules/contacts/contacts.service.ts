@@ -2,7 +2,7 @@
 export { writeContacts } from './contact-batch-write.js';
 export {
   contactExists,
-  findContactIdByIdOrTracker,
+  contactIdSelectByIdOrTracker,
   findContactIdByPhone,
   findContactIdsByIdOrTracker,
   setContactFlags,

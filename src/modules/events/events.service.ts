@@ -1,17 +1,20 @@
 import type { Db } from '../../db/connect.js';
 import type { ItemOutcome } from '../../db/item-transactions.js';
 import { inTransaction, type Tx } from '../../db/transaction.js';
+import { inWriteUnit } from '../../db/write-unit.js';
 import { AppError, invalid } from '../../errors.js';
 import { newId } from '../../ids.js';
 import { checkMetadataSize } from '../../json-limits.js';
 import { iso, parseDateTime } from '../../time.js';
-import { findContactIdByIdOrTracker, findContactIdsByIdOrTracker } from '../contacts/contacts.service.js';
+import { contactIdSelectByIdOrTracker, findContactIdsByIdOrTracker } from '../contacts/contacts.service.js';
 import { IdempotencyKeyTaken, type IdempotentBatch, type IdempotentRequest, oncePerKey } from '../idempotency/idempotency.service.js';
-import { insertEvent, insertEvents } from './events.repo.js';
+import { insertEventForContact, insertEvents } from './events.repo.js';
 import type { EventInput, EventView } from './events.schemas.js';
 
 /**
  * `POST /api/events`: the Event section of the spec and decisions.md, checks in their order.
+ * The contact look-up and the insert are one statement (applyEvent): one round trip on
+ * PostgreSQL, where it runs alone (autocommit, no transaction: a single statement is atomic).
  * With an Idempotency-Key the answer is stored in the event's transaction (oncePerKey).
  */
 export async function recordEvent(
@@ -22,9 +25,10 @@ export async function recordEvent(
   key?: IdempotentRequest,
 ): Promise<EventView> {
   const occurredAt = checkEvent(input, now);
-  // One transaction, though a single insert would commit by itself: on SQLite, events arriving
-  // together then share one commit (one fsync) with each other and with other writes.
-  return inTransaction(db, (tx) => oncePerKey(tx, key, () => applyEvent(tx, accountId, input, occurredAt)));
+  // inWriteUnit: on SQLite still one transaction, though the single statement would commit by
+  // itself: events arriving together then share one commit (one fsync) with each other and with
+  // other writes. With a key, a transaction on both engines (the answer commits with the event).
+  return inWriteUnit(db, (q) => oncePerKey(q, key, () => applyEvent(q, accountId, input, occurredAt)), { transaction: key !== undefined });
 }
 
 /**
@@ -125,12 +129,18 @@ function checkTimestamp(text: string, now: number): number {
 /** leadId wins over tracker. */
 const leadOf = (input: EventInput) => (input.leadId !== undefined ? { id: input.leadId } : { tracker: input.tracker! });
 
-type EventRow = Parameters<typeof insertEvent>[2];
+type EventRow = Parameters<typeof insertEvents>[2][number];
+/** An event's row before its contact is known. */
+type EventFields = Omit<EventRow, 'contact_id'>;
 
-function eventRow(input: EventInput, contactId: string, occurredAt: number): EventRow {
+const eventRow = (input: EventInput, contactId: string, occurredAt: number): EventRow => ({
+  ...eventFields(input, occurredAt),
+  contact_id: contactId,
+});
+
+function eventFields(input: EventInput, occurredAt: number): EventFields {
   return {
     id: newId('ev'),
-    contact_id: contactId,
     type: input.type,
     value: input.value === undefined ? null : String(input.value),
     metadata: JSON.stringify(input.metadata ?? {}),
@@ -141,12 +151,12 @@ function eventRow(input: EventInput, contactId: string, occurredAt: number): Eve
 
 const eventView = (row: EventRow): EventView => ({ id: row.id, leadId: row.contact_id, type: row.type, createdAt: iso(row.created_at) });
 
-async function applyEvent(tx: Tx, accountId: string, input: EventInput, occurredAt: number): Promise<EventView> {
-  const contactId = await findContactIdByIdOrTracker(tx, accountId, leadOf(input));
-  if (!contactId) throw new AppError('LEAD_NOT_FOUND');
-  const row = eventRow(input, contactId, occurredAt);
-  await insertEvent(tx, accountId, row);
-  return eventView(row);
+/** Looks the contact up and inserts the event in one statement; nothing inserted: 404 Lead not found. */
+async function applyEvent(q: Tx, accountId: string, input: EventInput, occurredAt: number): Promise<EventView> {
+  const event = eventFields(input, occurredAt);
+  const contactId = await insertEventForContact(q, accountId, event, contactIdSelectByIdOrTracker(accountId, leadOf(input)));
+  if (contactId === undefined) throw new AppError('LEAD_NOT_FOUND');
+  return eventView({ ...event, contact_id: contactId });
 }
 
 /** The spec stores a page without its `https://` prefix and without anything from `?` on. */

@@ -204,25 +204,6 @@ export async function countCampaignSendsByDay(
   return rows.map((r) => ({ day: Number(r.day), count: Number(r.count) }));
 }
 
-export async function cancelPending(
-  db: Queryable,
-  accountId: string,
-  campaignId: string,
-  contactId: string,
-  now: number,
-): Promise<boolean> {
-  const tx = kyselyOf(db);
-  const result = await tx
-    .updateTable('sends')
-    .set({ status: 'cancelled', updated_at: now })
-    .where('account_id', '=', accountId)
-    .where('campaign_id', '=', campaignId)
-    .where('contact_id', '=', contactId)
-    .where('status', '=', 'pending')
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) > 0;
-}
-
 export interface QueueDepth {
   due: number;
   scheduled: number;

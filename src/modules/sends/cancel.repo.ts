@@ -1,0 +1,59 @@
+import { type RawBuilder, sql } from 'kysely';
+import type { Engine } from '../../db/connect.js';
+import { kyselyOf, type Queryable } from '../../db/queryable.js';
+import type { CampaignsTable } from '../../db/schema.js';
+
+/** What a cancel's answer rests on, read by the statement that cancels (cancel.service.ts decides). */
+export interface CancelFacts {
+  /** The campaign's schedule; undefined when the account has no such campaign, or it is deleted. */
+  schedule: CampaignsTable['schedule'] | undefined;
+  /** The contact the lead names; undefined when none. */
+  contactId: string | undefined;
+  /** Whether this statement turned a pending send into a cancelled one. */
+  cancelled: boolean;
+}
+
+/**
+ * Cancels the contact's pending send of the campaign if there is one and the campaign may be
+ * cancelled through the API, and reads the facts the answer rests on: ONE statement on
+ * PostgreSQL (a data-modifying CTE, autocommit: one round trip), two in the caller's
+ * transaction on SQLite (which has no UPDATE in a CTE).
+ *
+ * The update is guarded by the same conditions cancel.service.ts checks (a live campaign whose
+ * schedule is `api`, a contact found), so it changes nothing in a case the service refuses.
+ * The campaign and the contact are read as of the statement's start (READ COMMITTED); the send
+ * is not: `status = 'pending'` is re-checked by PostgreSQL on the newest version of the row once
+ * it holds the row's lock, so a send a worker claimed or a request cancelled meanwhile is left
+ * alone and `cancelled` is false. `cancelled` is true only when this statement cancelled it.
+ */
+export async function cancelPendingSend(
+  db: Queryable,
+  engine: Engine,
+  accountId: string,
+  campaignId: string,
+  contactId: RawBuilder<string | null>,
+  now: number,
+): Promise<CancelFacts> {
+  const q = kyselyOf(db);
+  const campaign = sql`select id, schedule from campaigns where account_id = ${accountId} and id = ${campaignId} and deleted_at is null`;
+  const cancel = sql`
+    update sends set status = 'cancelled', updated_at = ${now}
+     where account_id = ${accountId} and status = 'pending'
+       and campaign_id = (select id from (${campaign}) live where schedule = 'api')
+       and contact_id = ${contactId}
+    returning id`;
+  const facts = sql`(select schedule from (${campaign}) live) as schedule, ${contactId} as contact_id`;
+  type Row = { schedule: CampaignsTable['schedule'] | null; contact_id: string | null };
+  const factsOf = (row: Row | undefined, cancelled: boolean): CancelFacts => ({
+    schedule: row?.schedule ?? undefined,
+    contactId: row?.contact_id ?? undefined,
+    cancelled,
+  });
+  if (engine === 'postgres') {
+    const { rows } = await sql<Row & { cancelled: number | string }>`
+      with cancelled as (${cancel}) select ${facts}, (select count(*) from cancelled) as cancelled`.execute(q);
+    return factsOf(rows[0], Number(rows[0]?.cancelled) > 0);
+  }
+  const cancelled = (await cancel.execute(q)).rows.length > 0;
+  return factsOf((await sql<Row>`select ${facts}`.execute(q)).rows[0], cancelled);
+}
