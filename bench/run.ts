@@ -40,7 +40,7 @@ import { load } from './load.js';
 import { apiRow, bareRow, batchRow, ceilingRow, dispatchRow, printTable, type Row, sustainedRow } from './report.js';
 import { type ApiScenario, apiScenarios, BARE_BODY } from './scenarios/api.js';
 import { benchCeiling, buildMessage, IN_FLIGHT } from './scenarios/ceiling.js';
-import { benchDispatch, clearForDispatch } from './scenarios/dispatch.js';
+import { benchDispatch, clearForDispatch, POSTGRES_WORKERS } from './scenarios/dispatch.js';
 import { benchSustained } from './scenarios/sustained.js';
 import { type SinkProcess, startSinkProcess } from './sink.js';
 
@@ -111,19 +111,19 @@ async function benchEngine(engine: Engine, sink: SinkProcess): Promise<void> {
       const connections = `${config.smtpPoolSize}${process.env.SMTP_POOL_SIZE ? '' : ' (default)'}`;
       const ceilingLine = ceilingRow(ceiling, connections, IN_FLIGHT);
       printTable(
-        `${engine}: dispatcher (role worker; SMTP sink in a child process, ${connections} pooled connections); ` +
+        `${engine}: dispatcher (${engine === 'postgres' ? `${POSTGRES_WORKERS} worker processes` : 'role worker'}; SMTP sink in a child process, ${connections} pooled connections); ` +
           'latency = sent_at − due_at (ceiling: sendMail to the 250 reply)',
         [ceilingLine, ...dispatch.map((d, i) => dispatchRow(engine, d, i === 1, ceilingLine.rate))],
         { rate: 'sends/s', latency: 'ms', ratio: 'vs ceiling' },
       );
     }
-    if (engine === 'sqlite' && selected('sustained') && !blocked) {
+    if (selected('sustained') && !blocked) {
       const results = await benchSustained({ config, fixtures, rates: SUSTAINED_RATES, seconds: SUSTAINED_SECONDS });
       const best = results.filter((r) => r.pass).at(-1)?.rate ?? results[0]?.rate;
       printTable(
-        `${engine}: sustained (one herald serve --role all process; immediate triggers at a fixed rate, 10 connections, ` +
+        `${engine}: sustained (${engine === 'postgres' ? 'herald serve --role api + 2 --role worker processes' : 'one herald serve --role all process'}; immediate triggers at a fixed rate, 10 connections, ` +
           `while its dispatcher delivers; latency = sent_at − due_at; held: API took ≥97% of the rate, ≤1 s of backlog at the end, p99 < 1 s)`,
-        results.map((r) => sustainedRow(r, best)),
+        results.map((r) => sustainedRow(r, best, engine)),
         { rate: 'accepted/s', latency: 'ms', ratio: '' },
       );
     }

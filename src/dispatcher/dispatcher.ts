@@ -236,7 +236,7 @@ export class Dispatcher {
     send: ClaimedSend,
     { campaign, contact, to, receipt }: { campaign: Campaign; contact: ContactProfile; to: string; receipt: DeliveryReceipt },
   ): Promise<void> {
-    const { db, logger } = this.options;
+    const { logger } = this.options;
     const now = this.now();
     // A test send reaches the tester, not the customer's systems: no webhooks for it.
     const alsoInTx = send.test ? undefined : this.options.sentInTx?.({ send, campaign, contact, now });
