@@ -15,7 +15,7 @@
  *   BENCH_ROLE            role of the Herald under HTTP load: api (default; the API process of a
  *                         scale-out, no dispatcher competing for the CPU) or all (npm start)
  *   BENCH_SUSTAINED_RATES   the sustained line's trigger rates, tried in order until one does not hold
- *                         (default 400,600,800; SQLite only)
+ *                         (default 400,600,800; on PostgreSQL an API process and two workers)
  *   BENCH_SUSTAINED_SECONDS seconds of load per rate (default 60; shorter for a quick look)
  *   SMTP_POOL_SIZE        Herald's setting: SMTP connections of the dispatch worker and of the ceiling's
  *                         bare pool alike (default: Herald's default, 5)
