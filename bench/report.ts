@@ -19,7 +19,8 @@ export const TARGETS = {
     write: 0.05,
     trigger: 0.04,
     batch: undefined as number | undefined,
-    dispatchPerSecond: undefined as number | undefined,
+    /** Issue 9: the burst drained by two worker processes (bench/scenarios/dispatch.ts). */
+    dispatchPerSecond: 700 as number | undefined,
     dispatchOfCeiling: undefined as number | undefined,
   },
   /** The sustained line (issue 9): immediate triggers per second that one process keeps up with, SQLite. */
@@ -144,8 +145,9 @@ export function dispatchRow(engine: Engine, result: DispatchResult, paced: boole
 }
 
 /** One rate of the sustained line; PASS on the row of the highest rate held when that is ≥ the target. */
-export function sustainedRow(result: SustainedResult, best: number | undefined): Row {
-  const isBest = result.rate === best;
+/** The issue sets the sustained target on SQLite only; on PostgreSQL the line reports the rate that held. */
+export function sustainedRow(result: SustainedResult, best: number | undefined, engine: Engine = 'sqlite'): Row {
+  const isBest = result.rate === best && engine === 'sqlite';
   return {
     name: `sustained: ${fmt(result.rate)} triggers/s for ${result.seconds} s`,
     rate: result.acceptedPerSecond,

@@ -15,7 +15,7 @@
  *   BENCH_ROLE            role of the Herald under HTTP load: api (default; the API process of a
  *                         scale-out, no dispatcher competing for the CPU) or all (npm start)
  *   BENCH_SUSTAINED_RATES   the sustained line's trigger rates, tried in order until one does not hold
- *                         (default 400,600,800; SQLite only)
+ *                         (default 400,600,800; on PostgreSQL an API process and two workers)
  *   BENCH_SUSTAINED_SECONDS seconds of load per rate (default 60; shorter for a quick look)
  *   SMTP_POOL_SIZE        Herald's setting: SMTP connections of the dispatch worker and of the ceiling's
  *                         bare pool alike (default: Herald's default, 5)
@@ -40,7 +40,7 @@ import { load } from './load.js';
 import { apiRow, bareRow, batchRow, ceilingRow, dispatchRow, printTable, type Row, sustainedRow } from './report.js';
 import { type ApiScenario, apiScenarios, BARE_BODY } from './scenarios/api.js';
 import { benchCeiling, buildMessage, IN_FLIGHT } from './scenarios/ceiling.js';
-import { benchDispatch, clearForDispatch } from './scenarios/dispatch.js';
+import { benchDispatch, clearForDispatch, POSTGRES_WORKERS } from './scenarios/dispatch.js';
 import { benchSustained } from './scenarios/sustained.js';
 import { type SinkProcess, startSinkProcess } from './sink.js';
 
@@ -111,19 +111,19 @@ async function benchEngine(engine: Engine, sink: SinkProcess): Promise<void> {
       const connections = `${config.smtpPoolSize}${process.env.SMTP_POOL_SIZE ? '' : ' (default)'}`;
       const ceilingLine = ceilingRow(ceiling, connections, IN_FLIGHT);
       printTable(
-        `${engine}: dispatcher (role worker; SMTP sink in a child process, ${connections} pooled connections); ` +
+        `${engine}: dispatcher (${engine === 'postgres' ? `${POSTGRES_WORKERS} worker processes` : 'role worker'}; SMTP sink in a child process, ${connections} pooled connections); ` +
           'latency = sent_at − due_at (ceiling: sendMail to the 250 reply)',
         [ceilingLine, ...dispatch.map((d, i) => dispatchRow(engine, d, i === 1, ceilingLine.rate))],
         { rate: 'sends/s', latency: 'ms', ratio: 'vs ceiling' },
       );
     }
-    if (engine === 'sqlite' && selected('sustained') && !blocked) {
+    if (selected('sustained') && !blocked) {
       const results = await benchSustained({ config, fixtures, rates: SUSTAINED_RATES, seconds: SUSTAINED_SECONDS });
       const best = results.filter((r) => r.pass).at(-1)?.rate ?? results[0]?.rate;
       printTable(
-        `${engine}: sustained (one herald serve --role all process; immediate triggers at a fixed rate, 10 connections, ` +
+        `${engine}: sustained (${engine === 'postgres' ? 'herald serve --role api + 2 --role worker processes' : 'one herald serve --role all process'}; immediate triggers at a fixed rate, 10 connections, ` +
           `while its dispatcher delivers; latency = sent_at − due_at; held: API took ≥97% of the rate, ≤1 s of backlog at the end, p99 < 1 s)`,
-        results.map((r) => sustainedRow(r, best)),
+        results.map((r) => sustainedRow(r, best, engine)),
         { rate: 'accepted/s', latency: 'ms', ratio: '' },
       );
     }

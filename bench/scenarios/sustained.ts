@@ -1,12 +1,11 @@
-import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import Database from 'better-sqlite3';
+import pg from 'pg';
 import type { Config } from '../../src/config.js';
 import type { Fixtures } from '../fixtures.js';
-import { percentile } from './dispatch.js';
+import { startHeraldProcesses } from '../workers.js';
+import { POSTGRES_WORKERS, percentile } from './dispatch.js';
 
 /** What one rate of the sustained line came to. */
 export interface SustainedResult {
@@ -23,17 +22,16 @@ export interface SustainedResult {
   p99: number;
   /** Sends of the run not sent within 60 s after the load stopped. */
   unsent: number;
-  /** Herald's process CPU over the run, ms per trigger (API and dispatcher together). */
+  /** Herald's processes' CPU over the run, ms per trigger (API and dispatcher together). */
   cpuMsPerTrigger: number;
   pass: boolean;
 }
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-
 /**
- * The sustained line (issue 9): one `herald serve --role all` process (what `npm start` runs: API
- * and dispatcher) on the bench's SQLite file, taking immediate triggers at a fixed rate for
- * `seconds` while its dispatcher delivers them to the sink. A rate holds when the API keeps up
+ * The sustained line (issue 9): on SQLite one `herald serve --role all` process (what `npm start`
+ * runs: API and dispatcher) on the bench's file; on PostgreSQL one `--role api` process and two
+ * `--role worker` processes (the scale-out the issue asks for), woken by the API's NOTIFY. They take
+ * immediate triggers at a fixed rate for `seconds` while the dispatcher delivers them to the sink. A rate holds when the API keeps up
  * (97% of the rate answered 200), the backlog stays bounded (at most one second of triggers
  * queued when the load stops) and the due-to-delivered p99 is under 1 s. Rates are tried in
  * order and the line stops at the first that does not hold. The load generator runs in this
@@ -47,59 +45,80 @@ export async function benchSustained(options: {
   seconds: number;
 }): Promise<SustainedResult[]> {
   const { config, fixtures } = options;
-  const port = 20_000 + Math.floor(Math.random() * 20_000);
-  // BENCH_SUSTAINED_PROF=dir: a --cpu-prof profile of the Herald process, for bench/cpu-split.mjs.
+  // BENCH_SUSTAINED_PROF=dir: a --cpu-prof profile of the Herald process(es), for bench/cpu-split.mjs.
   const prof = process.env.BENCH_SUSTAINED_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_SUSTAINED_PROF}`] : [];
-  const herald = spawn('node', [...prof, 'bin/herald', 'serve', '--role', 'all'], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      DATA_DIR: config.dataDir,
-      DATABASE_URL: '',
-      HERALD_SECRET: config.secret,
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      LOG_LEVEL: 'warn',
-      RATE_LIMIT_PER_SECOND: '1000000',
-      RATE_LIMIT_BURST: '1000000',
-      SMTP_URL: config.smtpUrl ?? '',
-      SMTP_POOL_SIZE: String(config.smtpPoolSize),
-    },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  // Its stderr holds the first-administrator hint: shown only when it stops on its own.
-  let stderr = '';
-  herald.stderr!.on('data', (d) => (stderr += d));
-  herald.once('exit', (code) => code !== null && code !== 0 && console.error(stderr));
-  const db = new Database(join(config.dataDir, 'herald.db'), { readonly: true });
-  db.pragma('busy_timeout = 5000');
-  const baseUrl = `http://127.0.0.1:${port}`;
+  // SQLite: one process does both (npm start). PostgreSQL: an API process and two workers.
+  const roles: ('all' | 'api' | 'worker')[] = config.databaseUrl ? ['api', ...Array<'worker'>(POSTGRES_WORKERS).fill('worker')] : ['all'];
+  const herald = await startHeraldProcesses(config, roles, prof);
+  const reader = config.databaseUrl ? postgresReader(config.databaseUrl) : sqliteReader(join(config.dataDir, 'herald.db'));
   try {
-    await waitForHealth(baseUrl);
     const results: SustainedResult[] = [];
     for (const rate of options.rates) {
-      const result = await runRate({ baseUrl, db, fixtures, rate, seconds: options.seconds, pid: herald.pid! });
+      const result = await runRate({
+        baseUrl: `http://127.0.0.1:${herald.ports[0]}`,
+        reader,
+        fixtures,
+        rate,
+        seconds: options.seconds,
+        cpuMs: () => herald.cpuMs(),
+      });
       results.push(result);
       if (!result.pass) break;
     }
     return results;
   } finally {
-    db.close();
-    herald.kill('SIGTERM');
-    await new Promise((resolve) => herald.once('exit', resolve));
+    await reader.close();
+    await herald.stop();
   }
 }
 
-async function runRate(o: { baseUrl: string; db: Database.Database; fixtures: Fixtures; rate: number; seconds: number; pid: number }) {
-  const { db, fixtures, rate, seconds } = o;
+/** The two reads of the line, on either engine (read-only; the Herald processes do the writing). */
+interface RunReader {
+  backlog(campaignId: string, from: number): Promise<number>;
+  rows(campaignId: string, from: number): Promise<{ due_at: number; sent_at: number | null; status: string }[]>;
+  close(): Promise<void>;
+}
+
+const BACKLOG = `select count(*) as n from sends where campaign_id = $1 and created_at >= $2 and status in ('queued', 'sending')`;
+const ROWS = `select due_at, sent_at, status from sends where campaign_id = $1 and created_at >= $2`;
+
+function sqliteReader(path: string): RunReader {
+  const db = new Database(path, { readonly: true });
+  db.pragma('busy_timeout = 5000');
+  const backlog = db.prepare(BACKLOG.replace('$1', '?').replace('$2', '?'));
+  const rows = db.prepare(ROWS.replace('$1', '?').replace('$2', '?'));
+  return {
+    backlog: async (campaignId, from) => Number((backlog.get(campaignId, from) as { n: number }).n),
+    rows: async (campaignId, from) => rows.all(campaignId, from) as { due_at: number; sent_at: number | null; status: string }[],
+    close: async () => {
+      db.close();
+    },
+  };
+}
+
+function postgresReader(url: string): RunReader {
+  const pool = new pg.Pool({ connectionString: url, max: 2 });
+  return {
+    backlog: async (campaignId, from) => Number((await pool.query(BACKLOG, [campaignId, from])).rows[0].n),
+    rows: async (campaignId, from) =>
+      (await pool.query(ROWS, [campaignId, from])).rows.map((r) => ({
+        due_at: Number(r.due_at),
+        sent_at: r.sent_at === null ? null : Number(r.sent_at),
+        status: r.status,
+      })),
+    close: () => pool.end(),
+  };
+}
+
+async function runRate(o: { baseUrl: string; reader: RunReader; fixtures: Fixtures; rate: number; seconds: number; cpuMs: () => number }) {
+  const { reader, fixtures, rate, seconds } = o;
   const from = Date.now();
-  const open = db.prepare(`select count(*) as n from sends where campaign_id = ? and created_at >= ? and status in ('queued', 'sending')`);
-  const backlog = () => Number((open.get(fixtures.immediateCampaignId, from) as { n: number }).n);
+  const backlog = () => reader.backlog(fixtures.immediateCampaignId, from);
   let maxBacklog = 0;
   const watch = setInterval(() => {
-    maxBacklog = Math.max(maxBacklog, backlog());
+    void backlog().then((n) => (maxBacklog = Math.max(maxBacklog, n)));
   }, 1000);
-  const cpuBefore = processCpuMs(o.pid);
+  const cpuBefore = o.cpuMs();
   let next = 0;
   const n = fixtures.emails.length;
   const result = await autocannon({
@@ -120,15 +139,13 @@ async function runRate(o: { baseUrl: string; db: Database.Database; fixtures: Fi
     ],
   });
   clearInterval(watch);
-  const cpuMs = processCpuMs(o.pid) - cpuBefore;
-  const backlogAtEnd = backlog();
+  const cpuMs = o.cpuMs() - cpuBefore;
+  const backlogAtEnd = await backlog();
   maxBacklog = Math.max(maxBacklog, backlogAtEnd);
   // Let the dispatcher finish the run's sends (their latency counts) before the next rate.
   const drainUntil = Date.now() + 60_000;
-  while (backlog() > 0 && Date.now() < drainUntil) await new Promise((r) => setTimeout(r, 250));
-  const rows = db
-    .prepare(`select due_at, sent_at, status from sends where campaign_id = ? and created_at >= ?`)
-    .all(fixtures.immediateCampaignId, from) as { due_at: number; sent_at: number | null; status: string }[];
+  while ((await backlog()) > 0 && Date.now() < drainUntil) await new Promise((r) => setTimeout(r, 250));
+  const rows = await reader.rows(fixtures.immediateCampaignId, from);
   const latencies = rows
     .filter((r) => r.status === 'sent' && r.sent_at !== null)
     .map((r) => r.sent_at! - r.due_at)
@@ -149,28 +166,4 @@ async function runRate(o: { baseUrl: string; db: Database.Database; fixtures: Fi
     cpuMsPerTrigger: cpuMs / Math.max(1, ok),
     pass: accepted >= rate * 0.97 && backlogAtEnd <= rate && p99 < 1000,
   } satisfies SustainedResult;
-}
-
-async function waitForHealth(baseUrl: string): Promise<void> {
-  const deadline = Date.now() + 90_000;
-  for (;;) {
-    try {
-      if ((await fetch(`${baseUrl}/healthz`)).ok) return;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error('sustained: herald serve did not start within 90 s');
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-
-/** A process's user + system CPU time so far, ms (Linux /proc; 0 elsewhere). */
-function processCpuMs(pid: number): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    // utime and stime are fields 14 and 15 of stat, in clock ticks (100 a second on Linux).
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-  } catch {
-    return 0;
-  }
 }

@@ -33,55 +33,62 @@ export type ClaimedSend = Pick<SendsTable, 'id' | 'account_id' | 'campaign_id' |
  * cannot change before the update; on SQLite the statement is atomic (one writer).
  */
 export async function claimDueSends(db: Db, now: number, leaseMs: number, limit: number): Promise<ClaimedSend[]> {
+  const statement = sql<ClaimedRow>`with ${pickDue(db, now, limit)} ${claimPicked(now, leaseMs)}`;
+  // PostgreSQL: one statement on its own (autocommit), one round trip. SQLite: in a transaction
+  // of its own so that the claim shares its commit (an fsync) with the outcomes being recorded
+  // at the same moment (group commit, db/transaction.ts).
+  const result = db.engine === 'postgres' ? await statement.execute(db.kysely) : await inTransaction(db, (tx) => statement.execute(tx));
+  return result.rows.map(toClaimedSend);
+}
+
+/** The `picked` CTE of a claim: the ids of up to `limit` claimable sends, earliest due first. */
+export function pickDue(db: Db, now: number, limit: number) {
   const lock = db.engine === 'postgres' ? sql`for update skip locked` : sql``;
   const kind = (name: string, due: RawBuilder<unknown>) =>
     sql`select * from (select id, due_at from sends where ${due} order by due_at limit ${limit} ${lock}) ${sql.raw(name)}`;
-  // In a transaction of its own so that, on SQLite, the claim shares its commit (an fsync)
-  // with the outcomes being recorded at the same moment (group commit, db/transaction.ts).
-  const result = await inTransaction(db, (tx) =>
-    sql<Omit<ClaimedSend, 'test' | 'triggerData' | 'testTo'> & { test: number; trigger_data: string | null; test_to: string | null }>`
-    with picked as materialized (
+  return sql`picked as materialized (
       select id from (
         ${kind('queued', sql`status = 'queued' and due_at <= ${now}`)}
         union all ${kind('pending', sql`status = 'pending' and due_at <= ${now}`)}
         union all ${kind('expired', sql`status = 'sending' and lease_until <= ${now}`)}
-      ) due order by due_at limit ${limit})
-    update sends
+      ) due order by due_at limit ${limit})`;
+}
+
+/** The claim of the picked sends: leased, attempt bumped, returning what the dispatcher needs of each. */
+export function claimPicked(now: number, leaseMs: number) {
+  return sql`update sends
        set status = 'sending', lease_until = ${now + leaseMs}, attempts = attempts + 1, updated_at = ${now}
      where id in (select id from picked)
-    returning id, account_id, campaign_id, contact_id, channel, attempts, due_at, test, trigger_data, test_to`.execute(tx),
-  );
-  return result.rows.map(({ trigger_data, test_to, ...r }) => ({
+    returning id, account_id, campaign_id, contact_id, channel, attempts, due_at, test, trigger_data, test_to`;
+}
+
+/** A claimed row as the database returns it (numbers may come as strings, JSON as text). */
+export type ClaimedRow = Omit<ClaimedSend, 'test' | 'triggerData' | 'testTo'> & {
+  test: number;
+  trigger_data: string | null;
+  test_to: string | null;
+};
+
+export function toClaimedSend({ trigger_data, test_to, ...r }: ClaimedRow): ClaimedSend {
+  return {
     ...r,
     testTo: test_to ?? null,
     attempts: Number(r.attempts),
     due_at: Number(r.due_at),
     test: Number(r.test) === 1,
     triggerData: trigger_data === null ? null : parseStoredJson<Record<string, unknown>>(trigger_data),
-  }));
+  };
 }
 
 /** The earliest moment something becomes claimable (a due send, or a lease running out). */
 export async function nextDueAt(db: Queryable): Promise<number | undefined> {
-  const k = kyselyOf(db);
-  const [pending, queued, leased] = await Promise.all([
-    k
-      .selectFrom('sends')
-      .select((eb) => eb.fn.min('due_at').as('at'))
-      .where('status', '=', 'pending')
-      .executeTakeFirst(),
-    k
-      .selectFrom('sends')
-      .select((eb) => eb.fn.min('due_at').as('at'))
-      .where('status', '=', 'queued')
-      .executeTakeFirst(),
-    k
-      .selectFrom('sends')
-      .select((eb) => eb.fn.min('lease_until').as('at'))
-      .where('status', '=', 'sending')
-      .executeTakeFirst(),
-  ]);
-  const times = [pending?.at, queued?.at, leased?.at].filter((t) => t !== null && t !== undefined).map(Number);
+  // One statement (one round trip) for the three kinds, each its own indexed min().
+  const { rows } = await sql<{ pending: number | null; queued: number | null; leased: number | null }>`select
+      (select min(due_at) from sends where status = 'pending') as pending,
+      (select min(due_at) from sends where status = 'queued') as queued,
+      (select min(lease_until) from sends where status = 'sending') as leased`.execute(kyselyOf(db));
+  const row = rows[0];
+  const times = [row?.pending, row?.queued, row?.leased].filter((t) => t !== null && t !== undefined).map(Number);
   return times.length ? Math.min(...times) : undefined;
 }
 
@@ -116,14 +123,34 @@ function fenced(tx: Tx, send: ClaimedSend) {
 }
 
 /** Ends a claimed send without delivering it (optout, rejected, error at due time). */
-export async function finishUndelivered(
-  db: Queryable,
-  send: ClaimedSend,
-  status: Extract<SendStatus, 'optout' | 'rejected' | 'error'>,
-  reason: string | null,
-  now: number,
-) {
+export async function finishUndelivered(db: Queryable, send: ClaimedSend, status: UndeliveredStatus, reason: string | null, now: number) {
   await fenced(kyselyOf(db), send).set({ status, reason, lease_until: null, updated_at: now }).execute();
+}
+
+export type UndeliveredStatus = Extract<SendStatus, 'optout' | 'rejected' | 'error'>;
+
+/**
+ * Ends the sends of a batch that its due-time checks stopped, in one fenced statement (an
+ * UPDATE ... FROM a list of values, like markSentMany): one round trip on PostgreSQL, on its own
+ * (autocommit); one savepoint in the commit queue on SQLite.
+ */
+export async function finishUndeliveredMany(
+  db: Db,
+  ended: { send: ClaimedSend; status: UndeliveredStatus; reason: string | null }[],
+  now: number,
+): Promise<void> {
+  if (ended.length === 0) return;
+  const rows = ended.map(
+    ({ send, status, reason }) =>
+      sql`(cast(${send.id} as text), cast(${send.attempts} as integer), cast(${status} as text), cast(${reason} as text))`,
+  );
+  const statement = sql`
+    update sends
+       set status = v.column3, reason = v.column4, lease_until = null, updated_at = ${now}
+      from (values ${sql.join(rows)}) as v
+     where sends.id = v.column1 and sends.status = 'sending' and sends.attempts = v.column2`;
+  if (db.engine === 'postgres') await statement.execute(db.kysely);
+  else await inTransaction(db, (tx) => statement.execute(tx));
 }
 
 /** A bounce: the send ends in error, with the refused address and when it bounced. False when the claim was no longer ours. */

@@ -11,8 +11,17 @@ import type { Campaign } from '../modules/campaigns/campaign.js';
 import type { ContactProfile } from '../modules/contacts/contacts.service.js';
 import type { SendOutcome } from '../ops/metrics.js';
 import { recordBounce } from './bounces.js';
-import { type ClaimedSend, claimDueSends, finishUndelivered, nextDueAt, recordSent, renewSendLeases, requeue } from './dispatch.repo.js';
-import { checkAtDueTime, type Verdict } from './due-checks.js';
+import {
+  type ClaimedSend,
+  claimDueSends,
+  finishUndelivered,
+  finishUndeliveredMany,
+  nextDueAt,
+  renewSendLeases,
+  requeue,
+} from './dispatch.repo.js';
+import { claimWithDueData } from './dispatch-claim.pg.js';
+import { type DueData, readDueData, type Verdict, verdictsOf } from './due-checks.js';
 import { OutcomeBatch } from './outcome-batch.js';
 
 export interface DispatcherOptions {
@@ -60,7 +69,8 @@ export const SEND_RETRY: RetrySchedule = { delaysMs: doublingDelays(5_000, 30 * 
 /** The PostgreSQL channel that wakes worker processes when a send is queued (jobs/wakeup.ts). */
 export const SENDS_WAKEUP_CHANNEL = 'herald_sends';
 
-type DueChecks = Promise<{ verdicts: Map<string, Verdict>; now: number }>;
+/** A batch's verdicts, once the sends its checks stopped are ended (one write for all of them). */
+type DueChecks = Promise<{ verdicts: Map<string, Verdict>; now: number; ended: Promise<void> }>;
 
 /**
  * Claims due sends from the database and delivers them. The database is the queue: this
@@ -74,6 +84,8 @@ export class Dispatcher {
   private readonly retry: RetrySchedule;
   private readonly now: () => number;
   private readonly outcomes: OutcomeBatch;
+  /** What the PostgreSQL claim read with a batch (dispatch-claim.pg.ts), until its checks take it. */
+  private readonly preloaded = new WeakMap<ClaimedSend[], DueData>();
 
   constructor(private readonly options: DispatcherOptions) {
     const { db } = options;
@@ -84,7 +96,7 @@ export class Dispatcher {
     this.runner = new JobRunner<ClaimedSend, DueChecks>(
       {
         name: 'sends',
-        claim: (now, leaseMs, limit) => claimDueSends(db, now, leaseMs, limit),
+        claim: (now, leaseMs, limit) => this.claim(now, leaseMs, limit),
         nextDueAt: () => nextDueAt(db),
         renewLeases: (leases, until) => renewSendLeases(db, leases, until),
         prepareBatch: (claimed) => this.checkBatch(claimed),
@@ -133,12 +145,39 @@ export class Dispatcher {
   }
 
   /**
-   * A claimed batch: the due-time checks of all its sends in one read, before each send goes
-   * on its own (delivery and its fenced outcome).
+   * On PostgreSQL the claim statement also reads what the batch's checks and rendering need
+   * (one round trip); on SQLite the claim is a statement and the reads a read transaction.
+   */
+  private async claim(now: number, leaseMs: number, limit: number): Promise<ClaimedSend[]> {
+    const { db } = this.options;
+    if (db.engine !== 'postgres') return claimDueSends(db, now, leaseMs, limit);
+    const { sends, data } = await claimWithDueData(db, now, leaseMs, limit);
+    if (sends.length > 0) this.preloaded.set(sends, data);
+    return sends;
+  }
+
+  /**
+   * A claimed batch: the due-time checks of all its sends from one read (or the claim's), and
+   * the sends they stop ended in one write, before each other send goes on its own (delivery
+   * and its fenced outcome).
    */
   private checkBatch(claimed: ClaimedSend[]): DueChecks {
+    const { db } = this.options;
     const now = this.now();
-    const checks = checkAtDueTime(this.options.db, claimed, now).then((verdicts) => ({ verdicts, now }));
+    const preloaded = this.preloaded.get(claimed);
+    this.preloaded.delete(claimed);
+    const checks = (preloaded ? Promise.resolve(preloaded) : readDueData(db, claimed)).then((data) => {
+      const verdicts = verdictsOf(claimed, data, now);
+      const stopped: Parameters<typeof finishUndeliveredMany>[1] = [];
+      for (const send of claimed) {
+        const verdict = verdicts.get(send.id)!;
+        if ('end' in verdict) stopped.push({ send, status: verdict.end, reason: verdict.reason });
+      }
+      const ended = finishUndeliveredMany(db, stopped, now);
+      // Each stopped send fails with it (its lease retries it), in readyAtDueTime().
+      ended.catch(() => undefined);
+      return { verdicts, now, ended };
+    });
     // A failed read fails each send of the batch (a temporary failure, retried), in deliverAndRecord().
     checks.catch(() => undefined);
     return checks;
@@ -197,15 +236,14 @@ export class Dispatcher {
     send: ClaimedSend,
     { campaign, contact, to, receipt }: { campaign: Campaign; contact: ContactProfile; to: string; receipt: DeliveryReceipt },
   ): Promise<void> {
-    const { db, logger } = this.options;
+    const { logger } = this.options;
     const now = this.now();
     // A test send reaches the tester, not the customer's systems: no webhooks for it.
     const alsoInTx = send.test ? undefined : this.options.sentInTx?.({ send, campaign, contact, now });
     for (let attempt = 1; ; attempt++) {
       try {
-        const result = { to, ...receipt };
-        // Outcomes with webhooks to queue keep a transaction of their own; the others share a write.
-        const recorded = alsoInTx ? await recordSent(db, send, result, now, alsoInTx) : await this.outcomes.record(send, result, now);
+        // Outcomes finished together share one write, webhooks queued in it (outcome-batch.ts).
+        const recorded = await this.outcomes.record(send, { to, ...receipt }, now, alsoInTx);
         this.options.metrics?.sendFinished(send.channel, recorded ? 'sent' : 'lease_lost', now - send.due_at);
         if (recorded) this.options.afterSent?.({ send, campaign });
         else logger.warn({ sendId: send.id }, 'send delivered after its lease was taken over');
@@ -225,10 +263,10 @@ export class Dispatcher {
    * go out is ended here. Undefined when it does not go out.
    */
   private async readyAtDueTime(send: ClaimedSend, checks: DueChecks) {
-    const { verdicts, now } = await checks;
+    const { verdicts, ended } = await checks;
     const verdict = verdicts.get(send.id)!;
     if ('end' in verdict) {
-      await finishUndelivered(this.options.db, send, verdict.end, verdict.reason, now);
+      await ended;
       this.options.metrics?.sendFinished(send.channel, verdict.end);
       return undefined;
     }

@@ -24,10 +24,25 @@ export type Verdict =
  * addresses in order (the first is the primary one).
  */
 export async function checkAtDueTime(db: Db, sends: ClaimedSend[], now: number): Promise<Map<string, Verdict>> {
-  const verdicts = new Map<string, Verdict>();
-  if (sends.length === 0) return verdicts;
+  if (sends.length === 0) return new Map();
+  return verdictsOf(sends, await readDueData(db, sends), now);
+}
+
+/** What the checks and the rendering of a claimed batch read: its campaigns, contacts, receipts and suppressions. */
+export interface DueData {
+  campaigns: Map<string, Campaign>;
+  contacts: Map<string, ContactProfile>;
+  lastReceiptAt: (send: ClaimedSend) => number | undefined;
+  suppressed: (accountId: string, channel: ClaimedSend['channel'], address: string) => boolean;
+}
+
+/**
+ * The batch's data, read after its claim: a statement per table in one read-only transaction.
+ * On PostgreSQL the claim itself reads the same (dispatch-claim.pg.ts), and this is not needed.
+ */
+export async function readDueData(db: Db, sends: ClaimedSend[]): Promise<DueData> {
   const checkReentry = sends.filter((s) => !s.test);
-  const { campaigns, contacts, lastReceiptAt, suppressed } = await inReadTransaction(db, async (tx) => {
+  return inReadTransaction(db, async (tx) => {
     const [campaigns, contacts, lastReceiptAt] = await Promise.all([
       findCampaigns(
         tx,
@@ -43,8 +58,14 @@ export async function checkAtDueTime(db: Db, sends: ClaimedSend[], now: number):
     const suppressed = await suppressedAmong(tx, addressesOf(sends, contacts));
     return { campaigns, contacts, lastReceiptAt, suppressed };
   });
+}
+
+/** The verdict of each send of a batch from its data: the rules, once, whichever engine read the data. */
+export function verdictsOf(sends: ClaimedSend[], data: DueData, now: number): Map<string, Verdict> {
+  const { campaigns, contacts, lastReceiptAt, suppressed } = data;
+  const verdicts = new Map<string, Verdict>();
   for (const send of sends) {
-    // Ids are unique across accounts, and the readers above drop rows of another account.
+    // Ids are unique across accounts, and the readers drop rows of another account.
     const campaign = campaigns.get(send.campaign_id);
     const contact = contacts.get(send.contact_id);
     verdicts.set(
@@ -54,7 +75,7 @@ export async function checkAtDueTime(db: Db, sends: ClaimedSend[], now: number):
         campaign,
         contact,
         now,
-        () => lastReceiptAt(send),
+        () => (send.test ? undefined : lastReceiptAt(send)),
         (to) => suppressed(send.account_id, send.channel, to),
       ),
     );

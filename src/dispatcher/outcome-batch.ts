@@ -1,34 +1,38 @@
 import { type Db, PRIORITY_POOL_SIZE } from '../db/connect.js';
-import { inPriorityStatement } from '../db/transaction.js';
+import { inPriorityStatement, inPriorityTransaction, type Tx } from '../db/transaction.js';
 import { type ClaimedSend, type Delivered, markSentMany } from './dispatch.repo.js';
 
 interface Waiting {
   send: ClaimedSend;
   result: Delivered;
   now: number;
+  /** Work that commits with the outcome (queueing the send's webhooks), if any. */
+  alsoInTx?: (tx: Tx) => Promise<void>;
   resolve: (recorded: boolean) => void;
   reject: (err: unknown) => void;
 }
 
 /**
- * Writes the outcomes of delivered sends (those with nothing else to write in their
- * transaction) as a group commit of their own: one statement for every outcome waiting.
+ * Writes the outcomes of delivered sends as a group commit of their own: one statement for
+ * every outcome waiting, on the priority connection (db/transaction.ts), so none of them
+ * queues behind API requests.
  *
- * Nothing waits on purpose. While a write is free an outcome is written at once, alone; while
- * every write is under way (one on SQLite), the outcomes that arrive meanwhile wait for one
- * (they would have waited for the database anyway) and then go together, in one priority
- * statement: one savepoint and one commit on SQLite, one round trip on PostgreSQL, for the whole
- * group. The window between the server's acceptance and the record (docs/decisions.md, Sends
- * and delivery) is never longer than one write ahead of it, as before, and the cost per send
- * falls as the rate rises.
+ * A group is what finished in the same turn of the event loop (taken on setImmediate: the
+ * deliveries whose answers arrived together), plus what arrived while every writer was busy.
+ * Without webhooks to queue, the group is ONE statement (one round trip on PostgreSQL, no
+ * BEGIN/COMMIT; one savepoint and one commit on SQLite); with some, one transaction: the
+ * statement, then each recorded send's webhook deliveries, then the commit, so a sent send never
+ * lacks its webhooks nor gets them twice. The window between the server's acceptance and the
+ * record (docs/decisions.md, Sends and delivery) is at most one turn and one write ahead of it.
  */
 export class OutcomeBatch {
   private waiting: Waiting[] = [];
   private writers = 0;
+  private scheduled = false;
   /**
    * Writes under way at once: on PostgreSQL as many as its priority connections, so an outcome
-   * never waits for another's round trip while a connection is free (as before the grouping);
-   * on SQLite one, as there is one connection and one commit queue.
+   * never waits for another's round trip while a connection is free; on SQLite one, as there is
+   * one connection and one commit queue.
    */
   private readonly maxWriters: number;
 
@@ -40,10 +44,19 @@ export class OutcomeBatch {
   }
 
   /** Resolves once the outcome is durable: true when it was recorded, false when the claim was no longer ours. */
-  record(send: ClaimedSend, result: Delivered, now: number): Promise<boolean> {
+  record(send: ClaimedSend, result: Delivered, now: number, alsoInTx?: (tx: Tx) => Promise<void>): Promise<boolean> {
     return new Promise<boolean>((resolve, reject) => {
-      this.waiting.push({ send, result, now, resolve, reject });
-      if (this.writers < this.maxWriters) void this.writeWaiting();
+      this.waiting.push({ send, result, now, alsoInTx, resolve, reject });
+      this.schedule();
+    });
+  }
+
+  private schedule(): void {
+    if (this.scheduled || this.writers >= this.maxWriters) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      if (this.waiting.length > 0 && this.writers < this.maxWriters) void this.writeWaiting();
     });
   }
 
@@ -52,12 +65,7 @@ export class OutcomeBatch {
     while (this.waiting.length > 0) {
       let group: Waiting[] = [];
       try {
-        // The group is taken when the statement runs, not when it was asked for: on SQLite the
-        // commit queue starts it a turn later, and what arrived meanwhile goes with it.
-        const recorded = await inPriorityStatement(this.db, (tx) => {
-          group = this.waiting.splice(0, OutcomeBatch.MAX);
-          return group.length > 0 ? markSentMany(tx, group) : Promise.resolve(new Set<string>());
-        });
+        const recorded = await this.write((taken) => (group = taken));
         for (const item of group) item.resolve(recorded.has(item.send.id));
       } catch (err) {
         // The caller tries again (dispatcher.ts); a failed group is no one's acknowledgement.
@@ -67,5 +75,35 @@ export class OutcomeBatch {
       }
     }
     this.writers--;
+    // Outcomes that came while this writer finished its last group.
+    if (this.waiting.length > 0) this.schedule();
+  }
+
+  /**
+   * One group's write. The group is taken when the write runs, not when it was asked for: on
+   * SQLite the commit queue starts it a turn later, and what arrived meanwhile goes with it.
+   */
+  private write(took: (group: Waiting[]) => void): Promise<Set<string>> {
+    const take = () => {
+      const group = this.waiting.splice(0, OutcomeBatch.MAX);
+      took(group);
+      return group;
+    };
+    // On SQLite both are the same (a savepoint in the commit queue) and the group is taken a turn
+    // later; on PostgreSQL the statement runs, and takes its group, at once.
+    const withWork = this.waiting.slice(0, OutcomeBatch.MAX).some((w) => w.alsoInTx);
+    if (this.db.engine === 'postgres' && !withWork) {
+      return inPriorityStatement(this.db, (tx) => {
+        const group = take();
+        return group.length > 0 ? markSentMany(tx, group) : Promise.resolve(new Set<string>());
+      });
+    }
+    return inPriorityTransaction(this.db, async (tx) => {
+      const group = take();
+      if (group.length === 0) return new Set<string>();
+      const recorded = await markSentMany(tx, group);
+      for (const item of group) if (item.alsoInTx && recorded.has(item.send.id)) await item.alsoInTx(tx);
+      return recorded;
+    });
   }
 }

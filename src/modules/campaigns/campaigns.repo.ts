@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { type Expression, sql } from 'kysely';
 import { kyselyOf, type Queryable } from '../../db/queryable.js';
 import type { AccountsTable, CampaignsTable } from '../../db/schema.js';
 import { utcDayOf } from '../../db/utc-day.js';
@@ -53,7 +53,15 @@ export async function selectCampaignsWithWebhooks(
   db: Queryable,
   campaignIds: string[],
 ): Promise<{ row: CampaignsTable; webhooks: string[] }[]> {
-  const rows = await kyselyOf(db)
+  return groupCampaignRows(await campaignsWithWebhooksQuery(db, campaignIds).execute());
+}
+
+/**
+ * The read of selectCampaignsWithWebhooks, for ids given as a list or a subquery (the PostgreSQL
+ * claim embeds it, dispatch-claim.pg.ts): a row per campaign and webhook URL, in URL order.
+ */
+export function campaignsWithWebhooksQuery(db: Queryable, campaignIds: readonly string[] | Expression<string>) {
+  return kyselyOf(db)
     .selectFrom('campaigns as c')
     .leftJoin('campaign_webhooks as w', (join) => join.onRef('w.campaign_id', '=', 'c.id').onRef('w.account_id', '=', 'c.account_id'))
     .selectAll('c')
@@ -61,8 +69,13 @@ export async function selectCampaignsWithWebhooks(
     .where('c.id', 'in', campaignIds)
     .where('c.deleted_at', 'is', null)
     .orderBy('c.id')
-    .orderBy('w.position')
-    .execute();
+    .orderBy('w.position');
+}
+
+/** Those rows, one entry per campaign with its URLs in order. */
+export function groupCampaignRows(
+  rows: (CampaignsTable & { webhook_url: string | null })[],
+): { row: CampaignsTable; webhooks: string[] }[] {
   const found = new Map<string, { row: CampaignsTable; webhooks: string[] }>();
   for (const { webhook_url, ...row } of rows) {
     let campaign = found.get(row.id);

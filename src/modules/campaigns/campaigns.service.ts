@@ -147,13 +147,21 @@ export async function findCampaign(db: Queryable, accountId: string, campaignId:
 
 /** Several campaigns by id, each given with its account: keyed by id, absent when not that account's. */
 export async function findCampaigns(db: Queryable, campaigns: { accountId: string; campaignId: string }[]): Promise<Map<string, Campaign>> {
+  if (campaigns.length === 0) return new Map();
+  return campaignsFrom(campaigns, await repo.selectCampaignsWithWebhooks(db, [...new Set(campaigns.map((c) => c.campaignId))]));
+}
+
+/** findCampaigns' answer from rows already read (repo.groupCampaignRows): another account's campaign is left out. */
+export function campaignsFrom(
+  campaigns: { accountId: string; campaignId: string }[],
+  found: { row: CampaignsTable; webhooks: string[] }[],
+): Map<string, Campaign> {
   const accountOf = new Map(campaigns.map((c) => [c.campaignId, c.accountId]));
-  const found = new Map<string, Campaign>();
-  if (accountOf.size === 0) return found;
-  for (const { row, webhooks } of await repo.selectCampaignsWithWebhooks(db, [...accountOf.keys()])) {
-    if (accountOf.get(row.id) === row.account_id) found.set(row.id, toCampaign(row, webhooks));
+  const result = new Map<string, Campaign>();
+  for (const { row, webhooks } of found) {
+    if (accountOf.get(row.id) === row.account_id) result.set(row.id, toCampaign(row, webhooks));
   }
-  return found;
+  return result;
 }
 
 /** Like findCampaign, but an unknown id is an error (CAMPAIGN_NOT_FOUND, or ACCOUNT_NOT_FOUND). */

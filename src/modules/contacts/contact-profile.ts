@@ -74,20 +74,51 @@ export async function getContactProfiles(
   db: Queryable,
   contacts: { accountId: string; contactId: string }[],
 ): Promise<Map<string, ContactProfile>> {
-  const profiles = new Map<string, ContactProfile>();
-  if (contacts.length === 0) return profiles;
-  const accountOf = new Map(contacts.map((c) => [c.contactId, c.accountId]));
-  const ids = [...accountOf.keys()];
+  if (contacts.length === 0) return new Map();
+  const ids = [...new Set(contacts.map((c) => c.contactId))];
+  const queries = contactProfileQueries(db, ids);
   const [rows, emails, phones, tags, fieldRows, kpiRows, noteRows, trackers] = await Promise.all([
-    repo.getContacts(db, ids),
-    repo.listEmailsOf(db, ids),
-    repo.listPhonesOf(db, ids),
-    repo.listTagsOf(db, ids),
-    repo.listFieldValuesOf(db, ids),
-    repo.listKpisOf(db, ids),
-    repo.listNotesOf(db, ids),
-    repo.listTrackersOf(db, ids),
+    queries.rows.execute(),
+    queries.emails.execute(),
+    queries.phones.execute(),
+    queries.tags.execute(),
+    queries.fieldRows.execute(),
+    queries.kpiRows.execute(),
+    queries.noteRows.execute(),
+    queries.trackers.execute(),
   ]);
+  return assembleContactProfiles(contacts, { rows, emails, phones, tags, fieldRows, kpiRows, noteRows, trackers });
+}
+
+/** The reads of getContactProfiles, one per table, for contacts given as a list or a subquery. */
+export function contactProfileQueries(db: Queryable, ids: repo.ContactIds) {
+  return {
+    rows: repo.getContacts(db, ids),
+    emails: repo.listEmailsOf(db, ids),
+    phones: repo.listPhonesOf(db, ids),
+    tags: repo.listTagsOf(db, ids),
+    fieldRows: repo.listFieldValuesOf(db, ids),
+    kpiRows: repo.listKpisOf(db, ids),
+    noteRows: repo.listNotesOf(db, ids),
+    trackers: repo.listTrackersOf(db, ids),
+  };
+}
+
+type Queries = ReturnType<typeof contactProfileQueries>;
+/** The rows those reads answer, each list in its query's order. */
+export type ContactProfileRows = { [K in keyof Queries]: Awaited<ReturnType<Queries[K]['execute']>> };
+
+/**
+ * The profiles from those rows: keyed by contact id; a contact that is not its account's is
+ * absent. Same shape and order as getContactProfile. One assembly whichever engine read the rows.
+ */
+export function assembleContactProfiles(
+  contacts: { accountId: string; contactId: string }[],
+  parts: ContactProfileRows,
+): Map<string, ContactProfile> {
+  const profiles = new Map<string, ContactProfile>();
+  const accountOf = new Map(contacts.map((c) => [c.contactId, c.accountId]));
+  const { rows, emails, phones, tags, fieldRows, kpiRows, noteRows, trackers } = parts;
   // Rows of another account than the one asked for are dropped (tenant isolation).
   const group = <R extends { account_id: string; contact_id: string }, V>(list: R[], value: (r: R) => V) => {
     const by = new Map<string, V[]>();

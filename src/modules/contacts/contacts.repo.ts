@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { type Expression, sql } from 'kysely';
 import { kyselyOf, type Queryable } from '../../db/queryable.js';
 import type { ContactsTable, CustomFieldsTable } from '../../db/schema.js';
 import { KPI_MAX_MICROS } from './kpi-values.js';
@@ -286,85 +286,83 @@ export async function listTrackers(db: Queryable, accountId: string, contactId: 
   return rows.map((r) => r.tracker);
 }
 
+/** Contact ids: a list, or a subquery of them. */
+export type ContactIds = readonly string[] | Expression<string>;
+
 // The same lists for many contacts at once (the dispatcher's due-time checks), by contact id
 // alone: each table's contact_id index serves it. Every row carries its account_id, and the
-// caller keeps only the rows of the account it asked for; rows come in each list's order.
+// caller keeps only the rows of the account it asked for; rows come in each list's order. They
+// answer the query, not its rows: contact-profile.ts runs them, and on PostgreSQL the dispatcher's
+// claim embeds them, with the claimed sends' contacts as `contactIds` (dispatch-claim.pg.ts).
 
-export async function getContacts(db: Queryable, contactIds: string[]): Promise<ContactsTable[]> {
-  return kyselyOf(db).selectFrom('contacts').selectAll().where('id', 'in', contactIds).execute();
+export function getContacts(db: Queryable, contactIds: ContactIds) {
+  return kyselyOf(db).selectFrom('contacts').selectAll().where('id', 'in', contactIds);
 }
 
-export async function listEmailsOf(db: Queryable, contactIds: string[]) {
+export function listEmailsOf(db: Queryable, contactIds: ContactIds) {
   return kyselyOf(db)
     .selectFrom('contact_emails')
     .select(['account_id', 'contact_id', 'email'])
     .where('contact_id', 'in', contactIds)
     .orderBy('contact_id')
-    .orderBy('position')
-    .execute();
+    .orderBy('position');
 }
 
-export async function listPhonesOf(db: Queryable, contactIds: string[]) {
+export function listPhonesOf(db: Queryable, contactIds: ContactIds) {
   return kyselyOf(db)
     .selectFrom('contact_phones')
     .select(['account_id', 'contact_id', 'phone'])
     .where('contact_id', 'in', contactIds)
     .orderBy('contact_id')
-    .orderBy('position')
-    .execute();
+    .orderBy('position');
 }
 
-export async function listTagsOf(db: Queryable, contactIds: string[]) {
+export function listTagsOf(db: Queryable, contactIds: ContactIds) {
   return kyselyOf(db)
     .selectFrom('contact_tags')
     .select(['account_id', 'contact_id', 'tag'])
     .where('contact_id', 'in', contactIds)
     .orderBy('contact_id')
-    .orderBy('tag')
-    .execute();
+    .orderBy('tag');
 }
 
-export async function listFieldValuesOf(db: Queryable, contactIds: string[]) {
+export function listFieldValuesOf(db: Queryable, contactIds: ContactIds) {
   return kyselyOf(db)
     .selectFrom('contact_field_values as v')
     .innerJoin('custom_fields as f', (join) => join.onRef('f.id', '=', 'v.field_id').onRef('f.account_id', '=', 'v.account_id'))
     .select(['v.account_id', 'v.contact_id', 'f.name', 'v.value'])
     .where('v.contact_id', 'in', contactIds)
     .orderBy('v.contact_id')
-    .orderBy('f.name_key')
-    .execute();
+    .orderBy('f.name_key');
 }
 
-export async function listKpisOf(db: Queryable, contactIds: string[]) {
+export function listKpisOf(db: Queryable, contactIds: ContactIds) {
   return kyselyOf(db)
     .selectFrom('contact_kpis')
     .select(['account_id', 'contact_id', 'kpi_id', 'value_micros'])
     .where('contact_id', 'in', contactIds)
     .orderBy('contact_id')
-    .orderBy('kpi_id')
-    .execute();
+    .orderBy('kpi_id');
 }
 
-export async function listNotesOf(db: Queryable, contactIds: string[]) {
+export function listNotesOf(db: Queryable, contactIds: ContactIds) {
   return kyselyOf(db)
     .selectFrom('contact_notes')
     .select(['account_id', 'contact_id', 'text', 'created_by', 'created_at'])
     .where('contact_id', 'in', contactIds)
     .orderBy('contact_id')
     .orderBy('created_at')
-    .orderBy('id')
-    .execute();
+    .orderBy('id');
 }
 
-export async function listTrackersOf(db: Queryable, contactIds: string[]) {
+export function listTrackersOf(db: Queryable, contactIds: ContactIds) {
   return kyselyOf(db)
     .selectFrom('trackers')
     .select(['account_id', 'contact_id', 'tracker'])
     .where('contact_id', 'in', contactIds)
     .orderBy('contact_id')
     .orderBy('linked_at')
-    .orderBy('tracker')
-    .execute();
+    .orderBy('tracker');
 }
 
 /** Number of contacts changed: 0 when the id is unknown in this account. */

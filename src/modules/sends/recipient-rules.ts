@@ -47,10 +47,16 @@ export interface SendOfPair {
  * time. Answers a lookup; undefined: never received.
  */
 export async function lastReceiptsOf(tx: Tx, sends: SendOfPair[]): Promise<(send: SendOfPair) => number | undefined> {
-  const receipts = await receiptsOf(
-    tx,
-    sends.map((s) => ({ campaignId: s.campaign_id, contactId: s.contact_id })),
+  return latestReceiptOf(
+    await receiptsOf(
+      tx,
+      sends.map((s) => ({ campaignId: s.campaign_id, contactId: s.contact_id })),
+    ),
   );
+}
+
+/** lastReceiptsOf's lookup from receipts already read (receiptsOf's rows; the PostgreSQL claim reads them with the claim). */
+export function latestReceiptOf(receipts: (SendOfPair & { at: number })[]): (send: SendOfPair) => number | undefined {
   return (send) => {
     let latest: number | undefined;
     for (const r of receipts) {

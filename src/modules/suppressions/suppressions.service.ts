@@ -41,6 +41,14 @@ export async function suppressedAmong(
   return (accountId, channel, address) => found.has(repo.suppressionKey(accountId, channel, address));
 }
 
+/** suppressedAmong's lookup from suppressed rows already read (the PostgreSQL claim reads them with the claim). */
+export function suppressedFrom(
+  rows: { account_id: string; channel: Channel; address: string }[],
+): (accountId: string, channel: Channel, address: string) => boolean {
+  const found = new Set(rows.map((r) => repo.suppressionKey(r.account_id, r.channel, r.address)));
+  return (accountId, channel, address) => found.has(repo.suppressionKey(accountId, channel, address));
+}
+
 /** The suppressed addresses among a contact's addresses (the contact's profile shows them). */
 export async function suppressionsOf(db: Queryable, accountId: string, addresses: string[]): Promise<Suppression[]> {
   const rows = await repo.selectSuppressionsOf(db, accountId, addresses);

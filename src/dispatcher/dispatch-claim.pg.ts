@@ -1,0 +1,80 @@
+import { type Expression, sql } from 'kysely';
+import type { Db } from '../db/connect.js';
+import type { SendStatus } from '../db/schema.js';
+import { campaignsWithWebhooksQuery, groupCampaignRows } from '../modules/campaigns/campaigns.repo.js';
+import { campaignsFrom } from '../modules/campaigns/campaigns.service.js';
+import { assembleContactProfiles, type ContactProfileRows, contactProfileQueries } from '../modules/contacts/contact-profile.js';
+import { latestReceiptOf } from '../modules/sends/recipient-rules.js';
+import { RECEIVED } from '../modules/sends/sends.repo.js';
+import { suppressedFrom } from '../modules/suppressions/suppressions.service.js';
+import { type ClaimedRow, type ClaimedSend, claimPicked, pickDue, toClaimedSend } from './dispatch.repo.js';
+import type { DueData } from './due-checks.js';
+
+/**
+ * The PostgreSQL claim of a batch, with everything its due-time checks and its rendering read,
+ * in ONE statement (one round trip instead of a claim transaction and a read transaction of a
+ * dozen statements): the claim is a data-modifying CTE, and the same statement reads, for the
+ * sends it claims, their campaigns, their contacts' profiles (a query per table), their
+ * receipts and the suppressed addresses among theirs, each as a JSON array of the rows the
+ * SQLite path reads with separate statements (due-checks.ts readDueData). The rows are put
+ * together by the same functions on both engines, and the rules that judge them are
+ * verdictsOf's: only the reading differs.
+ *
+ * Snapshot: every part of the statement sees the database as it was when the statement
+ * began, before its own update. The claimed sends are counted as receipts, as the SQLite
+ * path, reading after the claim committed, sees them ('sending' is a receipt).
+ */
+export async function claimWithDueData(
+  db: Db,
+  now: number,
+  leaseMs: number,
+  limit: number,
+): Promise<{ sends: ClaimedSend[]; data: DueData }> {
+  const k = db.kysely;
+  const claimedContacts = sql<string>`(select contact_id from claimed)`;
+  const profiles = contactProfileQueries(k, claimedContacts);
+  const campaigns = campaignsWithWebhooksQuery(k, sql<string>`(select campaign_id from claimed)`);
+  const received = sql.join(RECEIVED.map((status: SendStatus) => sql`${status}`));
+  const receipts = sql`(select id, account_id, campaign_id, contact_id, coalesce(sent_at, created_at) as at from sends
+     where campaign_id in (select campaign_id from claimed where test = 0)
+       and contact_id in (select contact_id from claimed where test = 0)
+       and (status in (${received}) or id in (select id from claimed)) and test = 0)`;
+  // Every address a send could go to (its test address, the contact's emails and phones): the
+  // rule that picks one is recipientAddress's, in TypeScript; this only reads which are suppressed.
+  const suppressed = sql`(select distinct s.account_id, s.channel, s.address from claimed c
+     cross join lateral (
+       select c.test_to as address
+       union all select e.email from contact_emails e where e.contact_id = c.contact_id and e.account_id = c.account_id
+       union all select p.phone from contact_phones p where p.contact_id = c.contact_id and p.account_id = c.account_id) a
+     join suppressed_addresses s on s.account_id = c.account_id and s.channel = c.channel and s.address = a.address)`;
+  const rowsOf = (query: Expression<unknown>) => sql`(select coalesce(json_agg(j), '[]'::json) from ${query} j)`;
+  const { rows } = await sql<Record<'sends' | 'campaigns' | 'receipts' | 'suppressed' | keyof ContactProfileRows, never[]>>`
+    with ${pickDue(db, now, limit)}, claimed as (${claimPicked(now, leaseMs)})
+    select ${rowsOf(sql`(select * from claimed order by due_at)`)} as sends,
+           ${rowsOf(campaigns)} as campaigns,
+           ${rowsOf(profiles.rows)} as rows,
+           ${rowsOf(profiles.emails)} as emails,
+           ${rowsOf(profiles.phones)} as phones,
+           ${rowsOf(profiles.tags)} as tags,
+           ${rowsOf(profiles.fieldRows)} as "fieldRows",
+           ${rowsOf(profiles.kpiRows)} as "kpiRows",
+           ${rowsOf(profiles.noteRows)} as "noteRows",
+           ${rowsOf(profiles.trackers)} as trackers,
+           ${rowsOf(receipts)} as receipts,
+           ${rowsOf(suppressed)} as suppressed`.execute(k);
+  const read = rows[0]!;
+  const sends = (read.sends as ClaimedRow[]).map(toClaimedSend);
+  const data: DueData = {
+    campaigns: campaignsFrom(
+      sends.map((s) => ({ accountId: s.account_id, campaignId: s.campaign_id })),
+      groupCampaignRows(read.campaigns),
+    ),
+    contacts: assembleContactProfiles(
+      sends.map((s) => ({ accountId: s.account_id, contactId: s.contact_id })),
+      read as unknown as ContactProfileRows,
+    ),
+    lastReceiptAt: latestReceiptOf(read.receipts),
+    suppressed: suppressedFrom(read.suppressed),
+  };
+  return { sends, data };
+}
