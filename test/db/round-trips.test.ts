@@ -23,6 +23,8 @@ const PINNED = {
   'POST /api/events': 1,
   'POST /api/campaigns/trigger, immediate, known contact, free plan': 2,
   'POST /api/campaigns/trigger, delay, restart of a pending send': 2,
+  'POST /api/campaigns/trigger, immediate, lead object (new contact), no allowance': 3,
+  'POST /api/campaigns/trigger, delay, lead object, restart of a pending send, no allowance': 3,
   'POST /api/campaigns/cancel, pending send': 1,
   'POST /api/campaigns/cancel, nothing pending': 1,
 } as const;
@@ -97,6 +99,22 @@ describe('round trips per public write on PostgreSQL', { skip: !onPostgres && 'P
     pin(
       'POST /api/campaigns/trigger, delay, restart of a pending send',
       await count(() => api.post('/api/campaigns/trigger', { campaignId: delayed.id, lead: email })),
+    );
+  });
+
+  test('triggers with a lead object (the contact written with the send)', async () => {
+    const { accountId, key } = await makeTenant(t.db, t.config, { allowance: null });
+    const api = apiClient(t.app, key);
+    const immediate = await makeEmailCampaign(t, accountId);
+    pin(
+      'POST /api/campaigns/trigger, immediate, lead object (new contact), no allowance',
+      await count(() => api.post('/api/campaigns/trigger', { campaignId: immediate.id, lead: { email: randomEmail(), name: 'Ada' } })),
+    );
+    const delayed = await makeEmailCampaign(t, accountId, { mode: 'delay', delaySeconds: 3600 });
+    const email = randomEmail();
+    pin(
+      'POST /api/campaigns/trigger, delay, lead object, restart of a pending send, no allowance',
+      await count(() => api.post('/api/campaigns/trigger', { campaignId: delayed.id, lead: { email, name: 'Ada', tags: ['again'] } })),
     );
   });
 

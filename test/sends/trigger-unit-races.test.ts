@@ -107,3 +107,45 @@ test('a Delay re-trigger racing a worker claim never loses or duplicates the sen
     }
   }
 });
+
+// A `lead` object writes the contact and the send together (on PostgreSQL in one statement
+// after two reads, trigger-with-lead.ts); these races end as serial triggers would too.
+
+test('concurrent triggers with a lead object for one new email: one contact, one queued send, the others rejected', async () => {
+  const { accountId, api } = await tenant(null);
+  const { id: campaignId } = await makeEmailCampaign(t, accountId, { reentry: false });
+  const email = randomEmail();
+  const results = await Promise.all(
+    Array.from({ length: 12 }, (_, i) =>
+      api.post('/api/campaigns/trigger', { campaignId, lead: { email, name: 'Race Lead', tags: [`t${i}`] } }),
+    ),
+  );
+  assert.deepEqual([...new Set(results.map((r) => r.status))], [200], JSON.stringify(results.find((r) => r.status !== 200)?.body));
+  assert.equal(new Set(results.map((r) => r.body.leadId)).size, 1, 'one contact');
+  assert.deepEqual(results.map((r) => r.body.status as string).sort(), ['queued', ...Array.from({ length: 11 }, () => 'rejected')]);
+  const [contactId] = results.map((r) => r.body.leadId as string);
+  const tags = await t.db.kysely.selectFrom('contact_tags').select('tag').where('contact_id', '=', contactId!).execute();
+  assert.equal(tags.length, 12, 'every write applied once');
+});
+
+test('concurrent Delay triggers with a lead object for one contact: one pending send, restarted, every KPI increment counted once', async () => {
+  const { accountId, api } = await tenant(null);
+  const { id: campaignId } = await makeEmailCampaign(t, accountId, { mode: 'delay', delaySeconds: 600 });
+  const kpiId = `visits_${Date.now()}`;
+  await t.db.kysely.insertInto('kpis').values({ kpi_id: kpiId, account_id: accountId, name: 'Visits', created_at: 0 }).execute();
+  const [email] = await contacts(api, 1);
+  const results = await Promise.all(
+    Array.from({ length: 10 }, () => api.post('/api/campaigns/trigger', { campaignId, lead: { email, kpis: { [kpiId]: 1 } } })),
+  );
+  assert.deepEqual([...new Set(results.map((r) => r.status))], [200], JSON.stringify(results.find((r) => r.status !== 200)?.body));
+  assert.equal(new Set(results.map((r) => r.body.sendId)).size, 1, 'one pending send');
+  const rows = await t.db.kysely.selectFrom('sends').select('status').where('campaign_id', '=', campaignId).execute();
+  assert.deepEqual(rows, [{ status: 'pending' }]);
+  const total = await t.db.kysely
+    .selectFrom('contact_kpis')
+    .select('value_micros')
+    .where('account_id', '=', accountId)
+    .where('kpi_id', '=', kpiId)
+    .executeTakeFirstOrThrow();
+  assert.equal(Number(total.value_micros), 10_000_000);
+});

@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { type RawBuilder, sql } from 'kysely';
 import type { Tx } from '../../db/transaction.js';
 import { StaleRead } from '../../db/write-unit.js';
 import { isPostgres } from './contact-write-read.js';
@@ -53,15 +53,41 @@ const KPI_RANGE = sql`between ${-KPI_MAX_MICROS} and ${KPI_MAX_MICROS}`;
  * fails the whole statement; inWriteUnit runs the unit again.
  */
 async function inOneStatement(q: Tx, accountId: string, plan: ContactWritePlan): Promise<string[]> {
+  const { rows } = await sql<{ kind: string; id: string }>`${contactWriteStatement(accountId, plan)}`.execute(q);
+  if (!rows.some((r) => r.kind === 'contact')) throw new StaleRead('contact');
+  return rows.filter((r) => r.kind === 'kpi').map((r) => r.id);
+}
+
+/**
+ * More for the write's guard, from a caller that writes the contact within its own statement
+ * (a trigger with a `lead` object): parts that come before the contact's (`before`) and after
+ * all of them (`after`, which may select from `c`, the contact written), a condition the update
+ * of an existing contact also needs (`requires`), and rows of its own in the result
+ * (`results`, selects of `kind` and `id`).
+ */
+export interface ContactWriteExtras {
+  before?: RawBuilder<unknown>[];
+  requires?: RawBuilder<unknown>;
+  after?: RawBuilder<unknown>[];
+  results?: RawBuilder<unknown>[];
+}
+
+/**
+ * The PostgreSQL statement of a plan: rows of `kind` 'contact' (the guard matched: the contact
+ * written), 'kpi' (a KPI whose total was written) and the caller's own (extras.results).
+ */
+export function contactWriteStatement(accountId: string, plan: ContactWritePlan, extras: ContactWriteExtras = {}): RawBuilder<unknown> {
   const a = sql`cast(${accountId} as text)`;
   const now = sql`cast(${plan.now} as bigint)`;
   const contact = plan.contact;
+  const requires = extras.requires === undefined ? sql`` : sql` and ${extras.requires}`;
   const parts = [
+    ...(extras.before ?? []),
     contact.kind === 'insert'
       ? sql`c as (insert into contacts (id, account_id, name, archived, opted_out, metadata, created_at, updated_at)
           values (${plan.contactId}, ${accountId}, ${contact.name}, 0, 0, ${contact.metadata}, ${plan.now}, ${plan.now}) returning id)`
       : sql`c as (update contacts set ${touchSet(plan, contact)}
-          where account_id = ${accountId} and id = ${plan.contactId} and version = ${contact.version} returning id)`,
+          where account_id = ${accountId} and id = ${plan.contactId} and version = ${contact.version}${requires} returning id)`,
   ];
   const nextPosition = (table: 'contact_emails' | 'contact_phones') =>
     sql`coalesce((select max(position) from ${sql.table(table)} where account_id = ${accountId} and contact_id = c.id), -1) + 1`;
@@ -111,13 +137,11 @@ async function inOneStatement(q: Tx, accountId: string, plan: ContactWritePlan):
       select ${a}, cast(${plan.tracker} as text), c.id, ${now} from c
       on conflict (account_id, tracker) do update set contact_id = excluded.contact_id, linked_at = excluded.linked_at)`);
   }
-  const result =
-    plan.kpis.length > 0
-      ? sql`select 'contact' as kind, id from c union all select 'kpi' as kind, kpi_id as id from k`
-      : sql`select 'contact' as kind, id from c`;
-  const { rows } = await sql<{ kind: string; id: string }>`with ${sql.join(parts, sql`, `)} ${result}`.execute(q);
-  if (!rows.some((r) => r.kind === 'contact')) throw new StaleRead('contact');
-  return rows.filter((r) => r.kind === 'kpi').map((r) => r.id);
+  parts.push(...(extras.after ?? []));
+  const results = [sql`select 'contact' as kind, id from c`];
+  if (plan.kpis.length > 0) results.push(sql`select 'kpi' as kind, kpi_id as id from k`);
+  results.push(...(extras.results ?? []));
+  return sql`with ${sql.join(parts, sql`, `)} ${sql.join(results, sql` union all `)}`;
 }
 
 /**

@@ -30,21 +30,59 @@ export type ContactWriteResult = LeadResult;
  * path in `details` and `warnings` starts with it.
  */
 export async function applyContactWrite(tx: Tx, accountId: string, input: LeadInput, now: number, at = ''): Promise<ContactWriteResult> {
+  const prepared = prepareContactWrite(input, at);
+  const decided = prepared.decide(await prepared.read(tx, accountId), now);
+  return decided.result(await executeContactWrite(tx, accountId, decided.plan));
+}
+
+/** A lead write decided from its read, not applied yet. */
+export interface DecidedContactWrite {
+  plan: ContactWritePlan;
+  /** The 200 body once the plan is applied; `added`: the KPI ids whose totals it wrote. Call once. */
+  result(added: string[]): ContactWriteResult;
+}
+
+/**
+ * A lead write in its three steps, for a caller that applies the plan inside a statement of its
+ * own (a trigger with a `lead` object on PostgreSQL, which writes the contact and the send
+ * together): the input checked (throws 400 now), its one read, then the decision.
+ */
+export interface PreparedContactWrite {
+  read(q: Tx, accountId: string): Promise<ContactWriteRead>;
+  /** Throws 409 Identifier belongs to another contact, 400 (create without a name, metadata too large), or StaleRead. */
+  decide(read: ContactWriteRead, now: number): DecidedContactWrite;
+}
+
+export function prepareContactWrite(input: LeadInput, at = ''): PreparedContactWrite {
   const lead = normalizeLead(input, at);
   const fieldKeys = [...new Set((input.fields ?? []).map((e) => fieldNameKey(e.key)))];
-  const read = await readForContactWrite(tx, accountId, lead, fieldKeys, Object.keys(input.kpis ?? {}));
-  const decision = decideContactWrite(lead, input, read, now, at);
-  const added = new Set(await executeContactWrite(tx, accountId, decision.plan));
-  const { plan, warnings } = decision;
-  for (const { kpiId } of plan.kpis) {
-    if (!added.has(kpiId))
-      warnings.push({ path: kpiPath(at, kpiId), message: `KPI '${kpiId}' not added: its total would leave ${KPI_RANGE_TEXT}` });
-  }
-  const kpis =
-    input.kpis === undefined
-      ? undefined
-      : Object.fromEntries(plan.kpis.filter((i) => added.has(i.kpiId)).map((i) => [i.kpiId, microsToNumber(i.micros)]));
-  return echo(plan.contactId, plan.contact.kind === 'insert', lead, input, { fields: decision.fields, kpis }, warnings);
+  return {
+    read: (q, accountId) => readForContactWrite(q, accountId, lead, fieldKeys, Object.keys(input.kpis ?? {})),
+    decide(read, now) {
+      const decision = decideContactWrite(lead, input, read, now, at);
+      const { plan, warnings } = decision;
+      return {
+        plan,
+        result(addedIds) {
+          const added = new Set(addedIds);
+          for (const { kpiId } of plan.kpis) {
+            if (!added.has(kpiId))
+              warnings.push({ path: kpiPath(at, kpiId), message: `KPI '${kpiId}' not added: its total would leave ${KPI_RANGE_TEXT}` });
+          }
+          const kpis =
+            input.kpis === undefined
+              ? undefined
+              : Object.fromEntries(plan.kpis.filter((i) => added.has(i.kpiId)).map((i) => [i.kpiId, microsToNumber(i.micros)]));
+          return echo(plan.contactId, plan.contact.kind === 'insert', lead, input, { fields: decision.fields, kpis }, warnings);
+        },
+      };
+    },
+  };
+}
+
+/** The contact a lead write's read picked (lookup order id -> email -> phone); undefined: the write creates one. */
+export function contactPickedBy(read: ContactWriteRead): string | undefined {
+  return read.owners.byId ?? read.owners.byEmail ?? read.owners.byPhone;
 }
 
 /**
@@ -61,7 +99,7 @@ function decideContactWrite(
   at: string,
 ): { plan: ContactWritePlan; warnings: Problem[]; fields?: FieldEcho } {
   const { owners } = read;
-  const existing = owners.byId ?? owners.byEmail ?? owners.byPhone;
+  const existing = contactPickedBy(read);
   if ((owners.byEmail !== undefined && owners.byEmail !== existing) || (owners.byPhone !== undefined && owners.byPhone !== existing)) {
     throw new AppError('IDENTIFIER_CONFLICT');
   }

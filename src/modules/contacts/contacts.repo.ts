@@ -374,7 +374,7 @@ export async function setFlags(
 ): Promise<number> {
   const result = await kyselyOf(db)
     .updateTable('contacts')
-    .set(values)
+    .set({ ...values, version: sql`version + 1` })
     .where('account_id', '=', accountId)
     .where('id', '=', contactId)
     .executeTakeFirst();

@@ -8,4 +8,11 @@ export {
   setContactFlags,
 } from './contact-lookups.js';
 export { type ContactProfile, getContactProfile, getContactProfiles, readContactByAddress, readContactById } from './contact-profile.js';
-export { applyContactWrite, type ContactWriteResult, writeContact } from './contact-write.js';
+export {
+  applyContactWrite,
+  type ContactWriteResult,
+  contactPickedBy,
+  type PreparedContactWrite,
+  prepareContactWrite,
+  writeContact,
+} from './contact-write.js';

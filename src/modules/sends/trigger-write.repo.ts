@@ -2,6 +2,7 @@ import { type RawBuilder, sql } from 'kysely';
 import type { Engine } from '../../db/connect.js';
 import type { Tx } from '../../db/transaction.js';
 import { StaleRead } from '../../db/write-unit.js';
+import { type ContactWriteExtras, type ContactWritePlan, contactWriteStatement } from '../contacts/contact-write-plan.js';
 import { insertSend, type NewSend } from './sends.repo.js';
 import type { TriggerGuard, TriggerPlan } from './trigger-plan.js';
 
@@ -74,10 +75,11 @@ const SEND_COLUMNS = [
   'attempts',
 ] as const;
 
-async function insertGuardedOnPostgres(q: Tx, send: NewSend, guard: TriggerGuard): Promise<void> {
+/** A new send's row as SQL values, in SEND_COLUMNS' order (typed: they are selected, not inserted as values). */
+function sendRowValues(send: NewSend): RawBuilder<unknown> {
   const text = (v: string | null | undefined) => sql`cast(${v ?? null} as text)`;
   const bigint = (v: number) => sql`cast(${v} as bigint)`;
-  const values = [
+  return sql.join([
     text(send.id),
     text(send.account_id),
     text(send.campaign_id),
@@ -91,7 +93,12 @@ async function insertGuardedOnPostgres(q: Tx, send: NewSend, guard: TriggerGuard
     bigint(send.created_at),
     text(send.trigger_data),
     sql`0`,
-  ];
+  ]);
+}
+
+const sendColumns = () => sql.join(SEND_COLUMNS.map((c) => sql.ref(c)));
+
+async function insertGuardedOnPostgres(q: Tx, send: NewSend, guard: TriggerGuard): Promise<void> {
   // The account's lock comes after the contact's (`exists` runs the contact guard first), the
   // order lockContact then lockAccount kept before: no deadlock between two triggers.
   const room = guard.allowance
@@ -100,8 +107,8 @@ async function insertGuardedOnPostgres(q: Tx, send: NewSend, guard: TriggerGuard
   const { rows } = await sql<{ id: string }>`
     with guard as (${contactGuard(guard, 'postgres')})${room},
     sent as (
-      insert into sends (${sql.join(SEND_COLUMNS.map((c) => sql.ref(c)))})
-      select ${sql.join(values)} from guard ${guard.allowance ? sql`cross join room` : sql``}
+      insert into sends (${sendColumns()})
+      select ${sendRowValues(send)} from guard ${guard.allowance ? sql`cross join room` : sql``}
       returning id)
     select id from sent`.execute(q);
   if (rows.length === 0) throw new StaleRead(guard.allowance ? 'contact or allowance' : 'contact');
@@ -113,4 +120,40 @@ async function insertGuardedOnSqlite(q: Tx, send: NewSend, guard: TriggerGuard):
     throw new StaleRead('allowance');
   }
   await insertSend(q, send);
+}
+
+/**
+ * A trigger with a `lead` object on PostgreSQL, in ONE statement (issue 12): the contact's write
+ * (contact-write-plan.ts) and the trigger's, so both commit or neither. The contact's guard
+ * carries the trigger's too: the version the contact's read saw (the trigger's read found the
+ * same) and the opt-out flag the rules saw; the new send is selected from the contact written,
+ * and a Delay restart comes first and the contact's write requires it. The account has no
+ * allowance (the caller takes the transaction otherwise). Returns the KPI ids whose totals
+ * were written; throws StaleRead when a guard failed (then nothing was written).
+ */
+export async function applyTriggerWithContactOnPostgres(
+  q: Tx,
+  accountId: string,
+  contactPlan: ContactWritePlan,
+  plan: TriggerPlan,
+  optedOut: boolean,
+): Promise<string[]> {
+  const optOutAsRead = sql`opted_out = ${optedOut ? 1 : 0}`;
+  const extras: ContactWriteExtras =
+    plan.kind === 'restart'
+      ? {
+          before: [
+            sql`r as (update sends set due_at = cast(${plan.dueAt} as bigint), trigger_data = cast(${plan.triggerData} as text),
+                updated_at = cast(${plan.now} as bigint)
+              where account_id = ${plan.accountId} and id = ${plan.sendId} and status = 'pending' returning id)`,
+          ],
+          requires: sql`${optOutAsRead} and exists (select 1 from r)`,
+        }
+      : {
+          requires: optOutAsRead,
+          after: [sql`sent as (insert into sends (${sendColumns()}) select ${sendRowValues(plan.send)} from c returning id)`],
+        };
+  const { rows } = await sql<{ kind: string; id: string }>`${contactWriteStatement(accountId, contactPlan, extras)}`.execute(q);
+  if (!rows.some((r) => r.kind === 'contact')) throw new StaleRead(plan.kind === 'restart' ? 'contact or pending send' : 'contact');
+  return rows.filter((r) => r.kind === 'kpi').map((r) => r.id);
 }

@@ -9,8 +9,9 @@ import { findContactIdByLeadString, leadLookupOf, lockContactOfLead } from '../c
 import { type IdempotentRequest, oncePerKey } from '../idempotency/idempotency.service.js';
 import { countSendsSince } from './sends.repo.js';
 import type { TriggerInput, TriggerResult } from './sends.schemas.js';
-import { decideTrigger, requireTriggerable } from './trigger-plan.js';
+import { decideTrigger, requireTriggerable, type TriggerDecision } from './trigger-plan.js';
 import { readTriggerState, type TriggerLead } from './trigger-state.repo.js';
+import { triggerWithLeadObject } from './trigger-with-lead.js';
 import { applyTriggerPlan } from './trigger-write.repo.js';
 
 export interface SendDeps {
@@ -26,9 +27,11 @@ export interface SendDeps {
  * guarded write (trigger-write.repo.ts): on PostgreSQL two round trips, no transaction; a write
  * whose guard fails (a concurrent trigger or contact write got there first) reads again.
  *
- * A `lead` object writes the contact too, and an Idempotency-Key stores the answer
- * (oncePerKey): those run as one transaction, so the contact, the send and the answer commit
- * together or not at all (more round trips: docs/decisions.md).
+ * A `lead` object writes the contact too: on PostgreSQL the contact and the send in one
+ * statement after two reads (trigger-with-lead.ts). With an Idempotency-Key (its answer is
+ * stored with the effect, oncePerKey), an account with an allowance, a retry after a lost race,
+ * or on SQLite, the lead object's trigger is one transaction: the contact, the send and the
+ * answer commit together or not at all (docs/decisions.md).
  */
 export async function triggerCampaign(
   deps: SendDeps,
@@ -42,32 +45,40 @@ export async function triggerCampaign(
   if (input.data !== undefined) checkTriggerDataSize(input.data, '/data');
   const triggerData = input.data === undefined ? null : JSON.stringify(input.data);
   const { lead } = input;
-  const transaction = typeof lead !== 'string' || key !== undefined;
-  const decision = await inWriteUnit(
+  const unit = async (q: Tx, lockFirst: boolean): Promise<TriggerDecision> => {
+    let contact: TriggerLead;
+    if (typeof lead === 'string') {
+      contact = { lookup: leadLookupOf(lead) };
+      // A retry after a lost race waits for the winner here (the object form's contact
+      // write locks the row by itself).
+      if (lockFirst) await lockContactOfLead(q, accountId, contact.lookup);
+    } else {
+      // The campaign checks come before the contact is written (order of checks).
+      requireTriggerable((await readTriggerState(q, accountId, input.campaignId, { lookup: undefined }, now)).campaign);
+      contact = { contactId: (await applyContactWrite(q, accountId, lead, now, '/lead')).id };
+    }
+    const decision = decideTrigger(await readTriggerState(q, accountId, input.campaignId, contact, now), triggerData, now);
+    await applyTriggerPlan(q, db.engine, decision.plan);
+    return decision;
+  };
+  let decision: TriggerDecision | undefined;
+  // A `lead` object on PostgreSQL: the contact and the send in one statement, no transaction
+  // (trigger-with-lead.ts); a retry after a lost race takes the transaction below.
+  if (typeof lead !== 'string' && key === undefined && db.engine === 'postgres') {
+    decision = await inWriteUnit(db, (q, { lockFirst }) =>
+      lockFirst ? unit(q, true) : triggerWithLeadObject(q, accountId, input.campaignId, lead, triggerData, now),
+    );
+  }
+  decision ??= await inWriteUnit(
     db,
     (q, { lockFirst }) =>
       oncePerKey(
         q,
         key,
-        async () => {
-          let contact: TriggerLead;
-          if (typeof lead === 'string') {
-            contact = { lookup: leadLookupOf(lead) };
-            // A retry after a lost race waits for the winner here (the object form's contact
-            // write locks the row by itself).
-            if (lockFirst) await lockContactOfLead(q, accountId, contact.lookup);
-          } else {
-            // The campaign checks come before the contact is written (order of checks).
-            requireTriggerable((await readTriggerState(q, accountId, input.campaignId, { lookup: undefined }, now)).campaign);
-            contact = { contactId: (await applyContactWrite(q, accountId, lead, now, '/lead')).id };
-          }
-          const decision = decideTrigger(await readTriggerState(q, accountId, input.campaignId, contact, now), triggerData, now);
-          await applyTriggerPlan(q, db.engine, decision.plan);
-          return decision;
-        },
+        () => unit(q, lockFirst),
         (decision) => decision.result,
       ),
-    { transaction },
+    { transaction: typeof lead !== 'string' || key !== undefined },
   );
   if (decision.dueAt !== undefined) deps.wakeup?.(decision.dueAt);
   return decision.result;

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { kyselyOf, type Queryable } from '../../db/queryable.js';
 
 /**
@@ -19,7 +20,8 @@ export async function findSendWithContact(db: Queryable, sendId: string) {
 export async function optOutContact(db: Queryable, accountId: string, contactId: string, now: number): Promise<boolean> {
   const result = await kyselyOf(db)
     .updateTable('contacts')
-    .set({ opted_out: 1, updated_at: now })
+    // A new version: a trigger that read the contact before this opt-out reads it again (write-unit.ts).
+    .set({ opted_out: 1, updated_at: now, version: sql`version + 1` })
     .where('account_id', '=', accountId)
     .where('id', '=', contactId)
     .where('opted_out', '=', 0)
