@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import pg from 'pg';
 import { createKpi } from '../../src/modules/definitions/definitions.service.js';
 import { forgetCounts } from '../../src/modules/segments/segment-counts.js';
 import { createSegment, listSegments } from '../../src/modules/segments/segments.service.js';
 import { makeAccount, makeContact, makeField } from '../helpers/factories.js';
 import { openTestDatabase, type TestDatabase } from '../helpers/harness.js';
+import { recordStatements, type StatementRecorder } from '../helpers/statements.js';
 
 /**
  * Statements the segment list sends on PostgreSQL (issue 12, admin reads): the segments, one
@@ -17,28 +17,19 @@ const onPostgres = Boolean(process.env.DATABASE_URL);
 
 describe('segment list round trips on PostgreSQL', { skip: !onPostgres && 'PostgreSQL only (DATABASE_URL)' }, () => {
   let t: TestDatabase;
-  let statements: string[] | undefined;
-  const query = pg.Client.prototype.query;
+  let recorder: StatementRecorder;
 
   before(async () => {
     t = await openTestDatabase();
-    pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-      const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string }).text;
-      statements?.push(String(text));
-      return (query as (...a: unknown[]) => unknown).apply(this, args);
-    } as typeof query;
+    recorder = recordStatements();
   });
   after(async () => {
-    pg.Client.prototype.query = query;
+    recorder.restore();
     await t.close();
   });
 
   async function sent(run: () => Promise<unknown>): Promise<number> {
-    statements = [];
-    await run();
-    const n = statements.length;
-    statements = undefined;
-    return n;
+    return (await recorder.during(run)).statements.length;
   }
 
   test('3 + one count per segment counted afresh, 1 when every count is kept', async () => {

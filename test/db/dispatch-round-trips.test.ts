@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import pg from 'pg';
 import pino from 'pino';
 import type { Transport } from '../../src/channels/channel.js';
 import { Dispatcher } from '../../src/dispatcher/dispatcher.js';
@@ -8,6 +7,7 @@ import { setContactFlags } from '../../src/modules/contacts/contacts.service.js'
 import { apiClient } from '../helpers/app.js';
 import { makeEmailCampaign, makeTenant, randomEmail } from '../helpers/factories.js';
 import { startTestHerald, type TestHerald } from '../helpers/herald.js';
+import { recordStatements, type StatementRecorder } from '../helpers/statements.js';
 
 /**
  * Round trips to PostgreSQL per claimed batch of sends (issues 9 and 12), counted like
@@ -31,9 +31,8 @@ const PINNED = {
 describe('round trips per claimed batch of sends on PostgreSQL', { skip: !onPostgres && 'PostgreSQL only (DATABASE_URL)' }, () => {
   let t: TestHerald;
   let dispatcher: Dispatcher;
-  let statements: string[] | undefined;
+  let recorder: StatementRecorder;
   let delivered = 0;
-  const query = pg.Client.prototype.query;
 
   before(async () => {
     t = await startTestHerald({}, { role: 'api' });
@@ -50,16 +49,12 @@ describe('round trips per claimed batch of sends on PostgreSQL', { skip: !onPost
       channels: { email: accept, whatsapp: accept },
       concurrency: 64,
     });
-    pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-      const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string }).text;
-      statements?.push(String(text));
-      return (query as (...a: unknown[]) => unknown).apply(this, args);
-    } as typeof query;
+    recorder = recordStatements();
     // Due sends other test files left in the shared database go first, uncounted.
     while ((await dispatcher.runOnce()) > 0);
   });
   after(async () => {
-    pg.Client.prototype.query = query;
+    recorder.restore();
     await dispatcher.stop();
     await t.close();
   });
@@ -75,11 +70,9 @@ describe('round trips per claimed batch of sends on PostgreSQL', { skip: !onPost
       if (i < optedOut) await setContactFlags(t.db, accountId, res.body.leadId, { optedOut: true });
     }
     delivered = 0;
-    statements = [];
-    const claimed = await dispatcher.runOnce();
+    const { result: claimed, statements } = await recorder.during(() => dispatcher.runOnce());
     // The API's wake-up of worker processes (a trigger's NOTIFY, sent after its response) is not the batch's.
     const sent = statements.filter((text) => !text.includes('pg_notify'));
-    statements = undefined;
     assert.equal(claimed, n, 'the batch is the sends just queued');
     assert.equal(delivered, n - optedOut);
     const rows = await t.db.kysely.selectFrom('sends').select('status').where('campaign_id', '=', campaign.id).execute();

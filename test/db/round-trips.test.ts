@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import pg from 'pg';
 import { type ApiResponse, apiClient, startTestApp, type TestApp } from '../helpers/app.js';
 import { makeEmailCampaign, makeTenant, randomEmail } from '../helpers/factories.js';
+import { recordStatements, type StatementRecorder } from '../helpers/statements.js';
 
 /**
  * Round trips to PostgreSQL per public write (issue 12): every statement a request sends is one
@@ -31,19 +31,14 @@ const PINNED = {
 
 describe('round trips per public write on PostgreSQL', { skip: !onPostgres && 'PostgreSQL only (DATABASE_URL)' }, () => {
   let t: TestApp;
-  let statements: string[] | undefined;
-  const query = pg.Client.prototype.query;
+  let recorder: StatementRecorder;
 
   before(async () => {
     t = await startTestApp();
-    pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-      const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string }).text;
-      statements?.push(String(text));
-      return (query as (...a: unknown[]) => unknown).apply(this, args);
-    } as typeof query;
+    recorder = recordStatements();
   });
   after(async () => {
-    pg.Client.prototype.query = query;
+    recorder.restore();
     await t.close();
   });
 
@@ -51,12 +46,10 @@ describe('round trips per public write on PostgreSQL', { skip: !onPostgres && 'P
   async function count(request: () => Promise<ApiResponse>, warmUp = request): Promise<string[]> {
     const warm = await warmUp();
     assert.equal(warm.status, 200, JSON.stringify(warm.body));
-    statements = [];
-    const res = await request();
+    const { result: res, statements } = await recorder.during(request);
     // The API key's look-up is the request's, not the write's: cached by the process, it is
     // read again only when the cache entry has aged out (a loaded machine between the two requests).
     const sent = statements.filter((text) => !/\bapi_keys\b/.test(text));
-    statements = undefined;
     assert.equal(res.status, 200, JSON.stringify(res.body));
     return sent;
   }

@@ -1,21 +1,15 @@
 import { type RawBuilder, sql } from 'kysely';
 import type { CampaignMode, CampaignSchedule, Channel } from '../../contract/constants.js';
 import type { Tx } from '../../db/transaction.js';
+import type { Campaign } from '../campaigns/campaign.js';
 import { contactIdOfLookupSql, type LeadLookup } from '../contacts/lead-lookup.js';
 import { COUNTED, RECEIVED } from './sends.repo.js';
 
 /** What the trigger rules read of the campaign. */
-export interface TriggerCampaign {
-  id: string;
-  accountId: string;
-  channel: Channel;
-  schedule: CampaignSchedule;
-  mode: CampaignMode;
-  delaySeconds: number;
-  reentry: boolean;
-  cooldownDays: number;
-  active: boolean;
-}
+export type TriggerCampaign = Pick<
+  Campaign,
+  'id' | 'accountId' | 'channel' | 'schedule' | 'mode' | 'delaySeconds' | 'reentry' | 'cooldownDays' | 'active'
+>;
 
 /** What the trigger rules read of the contact, and what its write's guard compares against. */
 export interface TriggerContact {
