@@ -22,6 +22,16 @@ export interface UnitContext {
   lockFirst: boolean;
 }
 
+/**
+ * PostgreSQL broke a deadlock by aborting this unit's statement or transaction (nothing of it
+ * was written): two units took the same rows in opposite orders, e.g. a trigger with a `lead`
+ * object restarting a pending send (the send's row, then the contact's, in one statement) and
+ * a retry of another in its transaction (the contact's row first). Running it again is safe.
+ */
+function isDeadlock(err: unknown): boolean {
+  return (err as { code?: string } | null)?.code === '40P01';
+}
+
 /** How many times a unit runs before a lost race becomes the caller's error. */
 const ATTEMPTS = 8;
 
@@ -60,7 +70,7 @@ export async function inWriteUnit<T>(
     try {
       return await run(attempt);
     } catch (err) {
-      if (attempt >= ATTEMPTS || !(err instanceof StaleRead || isUniqueViolation(err))) throw err;
+      if (attempt >= ATTEMPTS || !(err instanceof StaleRead || isUniqueViolation(err) || isDeadlock(err))) throw err;
     }
   }
 }
