@@ -18,6 +18,12 @@ export interface Config {
   readonly databaseListenUrl: string | undefined;
   /** PostgreSQL: connections in the process's pool (the priority and LISTEN connections come on top). */
   readonly databasePoolSize: number;
+  /**
+   * PostgreSQL: statements that run again are prepared once per connection (db/prepared-statements.ts).
+   * DATABASE_PREPARED_STATEMENTS=false for a pooler that cannot keep them (PgBouncer in transaction
+   * mode before 1.21 or without max_prepared_statements).
+   */
+  readonly databasePreparedStatements: boolean;
   /** Master secret: encrypts stored API keys, signs tracking and unsubscribe links. */
   readonly secret: string;
   readonly publicUrl: string;
@@ -80,6 +86,7 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl,
     databaseListenUrl: databaseListenUrl ?? databaseUrl,
     databasePoolSize: intVar(env, 'DATABASE_POOL_SIZE', DEFAULT_DATABASE_POOL_SIZE, 1, 1000),
+    databasePreparedStatements: boolVar(env, 'DATABASE_PREPARED_STATEMENTS', true),
     secret: env.HERALD_SECRET || readOrCreateSecret(dataDir),
     publicUrl: (env.PUBLIC_URL || `http://${host}:${port}`).replace(/\/+$/, ''),
     smtpUrl: smtpUrl(env),

@@ -6,6 +6,7 @@ import pg from 'pg';
 import { type Config, DEFAULT_DATABASE_POOL_SIZE } from '../config.js';
 import { lruGet } from '../lru.js';
 import { migrateToLatest } from './migrate.js';
+import { preparingClient } from './prepared-statements.js';
 import type { Database } from './schema.js';
 
 export type Engine = 'sqlite' | 'postgres';
@@ -31,11 +32,13 @@ pg.types.setTypeParser(1700, (value: string) => Number(value));
 
 /** Opens the configured database and brings its schema up to date. */
 export async function openDatabase(
-  config: Pick<Config, 'databaseUrl' | 'dataDir'> & Partial<Pick<Config, 'databasePoolSize'>>,
+  config: Pick<Config, 'databaseUrl' | 'dataDir'> & Partial<Pick<Config, 'databasePoolSize' | 'databasePreparedStatements'>>,
   options: { poolSize?: number } = {},
 ): Promise<Db> {
   const poolSize = options.poolSize ?? config.databasePoolSize ?? DEFAULT_DATABASE_POOL_SIZE;
-  const db = config.databaseUrl ? openPostgres(config.databaseUrl, poolSize) : openSqlite(config.dataDir);
+  const db = config.databaseUrl
+    ? openPostgres(config.databaseUrl, poolSize, config.databasePreparedStatements ?? true)
+    : openSqlite(config.dataDir);
   try {
     await migrateToLatest(db.kysely);
   } catch (err) {
@@ -93,8 +96,10 @@ function withStatementCache(file: SqliteDatabase.Database): SqliteDatabaseLike {
 /** Connections for priority writes on PostgreSQL: outcomes and lease renewals of one worker. */
 export const PRIORITY_POOL_SIZE = 4;
 
-function openPostgres(url: string, poolSize: number): Db {
-  const pool = new pg.Pool({ connectionString: url, max: poolSize });
+function openPostgres(url: string, poolSize: number, preparedStatements: boolean): Db {
+  // One set of statement names for both pools: their connections prepare the same texts.
+  const Client = preparedStatements ? preparingClient() : pg.Client;
+  const pool = new pg.Pool({ connectionString: url, max: poolSize, Client });
   // A connection the server drops (restart, failover, network) is an 'error' event, on the pool
   // for an idle one and on the client for one in use: with nobody listening it would end the
   // process. The failing query gets the error; the pool discards that connection and the next
@@ -105,7 +110,7 @@ function openPostgres(url: string, poolSize: number): Db {
   // Connections kept open for priority writes (outcomes finishing together write side by
   // side): opened on first use (API-only processes never do), replaced after a lost connection
   // (the same 'error' listeners as above).
-  const priorityPool = new pg.Pool({ connectionString: url, max: PRIORITY_POOL_SIZE, idleTimeoutMillis: 0 });
+  const priorityPool = new pg.Pool({ connectionString: url, max: PRIORITY_POOL_SIZE, idleTimeoutMillis: 0, Client });
   priorityPool.on('error', () => undefined);
   priorityPool.on('connect', (client) => client.on('error', () => undefined));
   const priority = new Kysely<Database>({ dialect: new PostgresDialect({ pool: priorityPool }) });

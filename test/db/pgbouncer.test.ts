@@ -28,13 +28,21 @@ describe('behind PgBouncer in transaction mode', { skip }, () => {
     sink = await SmtpSink.start();
     // The API in this process (migrations at start included), through the bouncer.
     t = await startTestHerald(
-      { DATABASE_URL: bouncer.url, SMTP_URL: sink.url, RATE_LIMIT_PER_SECOND: '100000', RATE_LIMIT_BURST: '100000' },
+      {
+        DATABASE_URL: bouncer.url,
+        // PgBouncer 1.18 (Debian 12) mixes named statements up between clients.
+        DATABASE_PREPARED_STATEMENTS: 'false',
+        SMTP_URL: sink.url,
+        RATE_LIMIT_PER_SECOND: '100000',
+        RATE_LIMIT_BURST: '100000',
+      },
       { role: 'api' },
     );
     worker = startHeraldProcess('worker', {
       DATA_DIR: t.config.dataDir,
       HERALD_SECRET: t.config.secret,
       DATABASE_URL: bouncer.url,
+      DATABASE_PREPARED_STATEMENTS: 'false',
       DATABASE_LISTEN_URL: direct!,
       SMTP_URL: sink.url,
     });
