@@ -25,7 +25,7 @@ import pg from 'pg';
  */
 
 /** Distinct statement texts named per pool (each connection prepares at most these). */
-const MAX_NAMED = 500;
+const MAX_NAMED = 200;
 /** Texts seen once, remembered to spot the second run; forgotten all at once when full. */
 const MAX_SEEN_ONCE = 5_000;
 
