@@ -41,7 +41,10 @@ describe('prepared statements on PostgreSQL', { skip }, () => {
     return rows;
   };
   const selectAll = (on: Db, a: number) => sql<Record<string, number>>`select * from ${sql.id(table)} where a = ${a}`.execute(on.kysely);
-  const textOf = (marker: string) => (rows: { statement: string }[]) => rows.filter((r) => r.statement.includes(marker));
+  const textOf =
+    (marker: string) =>
+    <T extends { statement: string }>(rows: T[]) =>
+      rows.filter((r) => r.statement.includes(marker));
 
   test('a statement that runs again is prepared under a name; one that ran once is not', async () => {
     const once = uniq('once_');
