@@ -18,7 +18,7 @@ const onPostgres = Boolean(process.env.DATABASE_URL);
 
 /** Where each count stands today; lower it when a change saves a round trip. */
 const PINNED = {
-  'POST /api/leads, new contact': 2,
+  'POST /api/leads, new contact': 1,
   'POST /api/leads, update': 2,
   'POST /api/events': 1,
   'POST /api/campaigns/trigger, immediate, known contact, free plan': 2,

@@ -68,6 +68,8 @@ async function inOneStatement(q: Tx, accountId: string, plan: ContactWritePlan):
 export interface ContactWriteExtras {
   before?: RawBuilder<unknown>[];
   requires?: RawBuilder<unknown>;
+  /** A condition the insert of a new contact needs (contact-create-first.ts): without it nothing is written. */
+  insertOnlyIf?: RawBuilder<unknown>;
   after?: RawBuilder<unknown>[];
   results?: RawBuilder<unknown>[];
 }
@@ -83,10 +85,14 @@ export function contactWriteStatement(accountId: string, plan: ContactWritePlan,
   const requires = extras.requires === undefined ? sql`` : sql` and ${extras.requires}`;
   const parts = [
     ...(extras.before ?? []),
-    contact.kind === 'insert'
+    contact.kind === 'insert' && extras.insertOnlyIf !== undefined
       ? sql`c as (insert into contacts (id, account_id, name, archived, opted_out, metadata, created_at, updated_at)
+          select cast(${plan.contactId} as text), ${a}, cast(${contact.name} as text), 0, 0, cast(${contact.metadata} as text), ${now}, ${now}
+          where ${extras.insertOnlyIf} returning id)`
+      : contact.kind === 'insert'
+        ? sql`c as (insert into contacts (id, account_id, name, archived, opted_out, metadata, created_at, updated_at)
           values (${plan.contactId}, ${accountId}, ${contact.name}, 0, 0, ${contact.metadata}, ${plan.now}, ${plan.now}) returning id)`
-      : sql`c as (update contacts set ${touchSet(plan, contact)}
+        : sql`c as (update contacts set ${touchSet(plan, contact)}
           where account_id = ${accountId} and id = ${plan.contactId} and version = ${contact.version}${requires} returning id)`,
   ];
   const nextPosition = (table: 'contact_emails' | 'contact_phones') =>

@@ -1,4 +1,4 @@
-import { PostgresAdapter, sql } from 'kysely';
+import { PostgresAdapter, type RawBuilder, sql } from 'kysely';
 import type { Tx } from '../../db/transaction.js';
 import type { FieldDefinition, IdentifierOwners } from './contacts.repo.js';
 import type { NormalizedLead } from './lead-input.js';
@@ -33,6 +33,26 @@ export async function readForContactWrite(
   fieldKeys: string[],
   kpiIds: string[],
 ): Promise<ContactWriteRead> {
+  const statement = contactWriteReadStatement(isPostgres(q), accountId, lead, fieldKeys, kpiIds);
+  if (statement === undefined) return { owners: {}, fields: [], kpiIds: [] };
+  const { rows } = await statement.execute(q);
+  return contactWriteReadOf(rows as ContactWriteReadRow[]);
+}
+
+/** A row of the read: what it is (`kind`) and up to four values. */
+export type ContactWriteReadRow = { kind: string; id: string; a: string | null; b: string | null; c: string | null; n: number | null };
+
+/**
+ * The read's statement (rows of ContactWriteReadRow), undefined when the lead names nothing to
+ * read. Also a part of a bigger statement (contact-create-first.ts).
+ */
+export function contactWriteReadStatement(
+  postgres: boolean,
+  accountId: string,
+  lead: NormalizedLead,
+  fieldKeys: string[],
+  kpiIds: string[],
+): RawBuilder<ContactWriteReadRow> | undefined {
   const text = (v: unknown) => sql`cast(${v} as text)`;
   const none = sql`cast(null as text)`;
   const owner: ReturnType<typeof sql>[] = [];
@@ -66,22 +86,25 @@ export async function readForContactWrite(
       sql`select 'kpi' as kind, kpi_id as id, ${none} as a, ${none} as b, ${none} as c, cast(null as integer) as n from kpis where account_id = ${accountId} and kpi_id in (${sql.join(kpiIds.map(text))})`,
     );
   }
-  const read: ContactWriteRead = { owners: {}, fields: [], kpiIds: [] };
-  if (parts.length === 0) return read;
-  let statement = sql`${sql.join(parts, sql` union all `)}`;
+  if (parts.length === 0) return undefined;
+  let statement = sql<ContactWriteReadRow>`${sql.join(parts, sql` union all `)}`;
   if (owner.length > 0) {
     // The contact row as the first part: coalesce gives the lookup order.
-    const lock = isPostgres(q) ? sql` for update` : sql``;
+    const lock = postgres ? sql` for update` : sql``;
     // SQLite's coalesce takes two arguments or more.
     const target = owner.length === 1 ? owner[0]! : sql`coalesce(${sql.join(owner, sql`, `)})`;
-    statement = sql`with c as (select id, metadata, version from contacts
+    statement = sql<ContactWriteReadRow>`with c as (select id, metadata, version from contacts
         where account_id = ${accountId} and id = ${target}${lock})
       select 'contact' as kind, id, metadata as a, ${none} as b, ${none} as c, version as n from c
       union all ${statement}`;
   }
-  type Row = { kind: string; id: string; a: string | null; b: string | null; c: string | null; n: number | null };
-  const { rows } = await statement.execute(q);
-  for (const row of rows as Row[]) {
+  return statement;
+}
+
+/** The read from its rows. */
+export function contactWriteReadOf(rows: ContactWriteReadRow[]): ContactWriteRead {
+  const read: ContactWriteRead = { owners: {}, fields: [], kpiIds: [] };
+  for (const row of rows) {
     if (row.kind === 'contact') read.contact = { id: row.id, metadata: row.a!, version: Number(row.n) };
     else if (row.kind === 'id') read.owners.byId = row.id;
     else if (row.kind === 'email') read.owners.byEmail = row.id;

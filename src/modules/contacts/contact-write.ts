@@ -5,8 +5,9 @@ import { AppError, type Problem } from '../../errors.js';
 import { newId } from '../../ids.js';
 import { parseStoredJson } from '../../json-limits.js';
 import { type IdempotentRequest, oncePerKey } from '../idempotency/idempotency.service.js';
+import { createUnlessFound } from './contact-create-first.js';
 import { type ContactWritePlan, executeContactWrite } from './contact-write-plan.js';
-import { type ContactWriteRead, readForContactWrite } from './contact-write-read.js';
+import { type ContactWriteRead, contactWriteReadStatement, readForContactWrite } from './contact-write-read.js';
 import type { FieldDefinition } from './contacts.repo.js';
 import type { LeadInput, LeadResult } from './contacts.schemas.js';
 import { parseFieldValue, type StoredFieldValue } from './field-values.js';
@@ -29,9 +30,18 @@ export type ContactWriteResult = LeadResult;
  * `at` is the JSON pointer of the lead object in the request (`/lead` in a trigger): every
  * path in `details` and `warnings` starts with it.
  */
-export async function applyContactWrite(tx: Tx, accountId: string, input: LeadInput, now: number, at = ''): Promise<ContactWriteResult> {
+export async function applyContactWrite(
+  tx: Tx,
+  accountId: string,
+  input: LeadInput,
+  now: number,
+  at = '',
+  options: { createFirst?: boolean } = {},
+): Promise<ContactWriteResult> {
   const prepared = prepareContactWrite(input, at);
-  const decided = prepared.decide(await prepared.read(tx, accountId), now);
+  const first = options.createFirst ? await prepared.readOrCreate(tx, accountId, now) : { read: await prepared.read(tx, accountId) };
+  if ('created' in first) return first.created;
+  const decided = prepared.decide(first.read, now);
   return decided.result(await executeContactWrite(tx, accountId, decided.plan));
 }
 
@@ -49,6 +59,13 @@ export interface DecidedContactWrite {
  */
 export interface PreparedContactWrite {
   read(q: Tx, accountId: string): Promise<ContactWriteRead>;
+  /**
+   * PostgreSQL, outside a transaction: the read, and in the same statement the create the rules
+   * decide when it finds nobody (contact-create-first.ts). `created`: the 200 body, the write is
+   * done; `read`: someone was found, decide and write as usual. A lead naming custom fields or
+   * KPIs (whose rules need their definitions) or that could not create a contact only reads.
+   */
+  readOrCreate(q: Tx, accountId: string, now: number): Promise<{ created: ContactWriteResult } | { read: ContactWriteRead }>;
   /** Throws 409 Identifier belongs to another contact, 400 (create without a name, metadata too large), or StaleRead. */
   decide(read: ContactWriteRead, now: number): DecidedContactWrite;
 }
@@ -56,8 +73,16 @@ export interface PreparedContactWrite {
 export function prepareContactWrite(input: LeadInput, at = ''): PreparedContactWrite {
   const lead = normalizeLead(input, at);
   const fieldKeys = [...new Set((input.fields ?? []).map((e) => fieldNameKey(e.key)))];
-  return {
-    read: (q, accountId) => readForContactWrite(q, accountId, lead, fieldKeys, Object.keys(input.kpis ?? {})),
+  const kpiIds = Object.keys(input.kpis ?? {});
+  const prepared: PreparedContactWrite = {
+    read: (q, accountId) => readForContactWrite(q, accountId, lead, fieldKeys, kpiIds),
+    async readOrCreate(q, accountId, now) {
+      const read = contactWriteReadStatement(true, accountId, lead, fieldKeys, kpiIds);
+      const ifNobody = read !== undefined && fieldKeys.length === 0 && kpiIds.length === 0 ? decideIfNobody(now) : undefined;
+      if (ifNobody === undefined) return { read: await prepared.read(q, accountId) };
+      const outcome = await createUnlessFound(q, accountId, read!, ifNobody.plan);
+      return outcome.created ? { created: ifNobody.result([]) } : { read: outcome.read };
+    },
     decide(read, now) {
       const decision = decideContactWrite(lead, input, read, now, at);
       const { plan, warnings } = decision;
@@ -78,6 +103,16 @@ export function prepareContactWrite(input: LeadInput, at = ''): PreparedContactW
       };
     },
   };
+  /** The decision for a read that found nobody, when it creates the contact (undefined: it would refuse). */
+  const decideIfNobody = (now: number): DecidedContactWrite | undefined => {
+    try {
+      return prepared.decide({ owners: {}, fields: [], kpiIds: [] }, now);
+    } catch (err) {
+      if (err instanceof AppError) return undefined;
+      throw err;
+    }
+  };
+  return prepared;
 }
 
 /** The contact a lead write's read picked (lookup order id -> email -> phone); undefined: the write creates one. */
@@ -146,7 +181,11 @@ function decideContactWrite(
  * the answer is stored with the effect, in one transaction (oncePerKey).
  */
 export async function writeContact(db: Db, accountId: string, input: LeadInput, key?: IdempotentRequest): Promise<ContactWriteResult> {
-  if (key === undefined) return inWriteUnit(db, (q) => applyContactWrite(q, accountId, input, Date.now()));
+  if (key === undefined) {
+    return inWriteUnit(db, (q, unit) =>
+      applyContactWrite(q, accountId, input, Date.now(), '', { createFirst: db.engine === 'postgres' && !unit.lockFirst }),
+    );
+  }
   return inWriteUnit(db, (tx) => oncePerKey(tx, key, () => applyContactWrite(tx, accountId, input, Date.now())), { transaction: true });
 }
 
