@@ -37,6 +37,19 @@ async function pendingSend() {
   return { accountId: tenant.accountId, campaignId, sendId: first.body.sendId as string, trigger, cancel };
 }
 
+type PendingSend = Awaited<ReturnType<typeof pendingSend>>;
+
+/** Rounds of a race, each on a pending send of its own (in a fresh account), so that rounds see different orders. */
+async function inRounds(play: (s: PendingSend, round: number) => Promise<void>): Promise<void> {
+  for (let round = 0; round < 8; round++) await play(await pendingSend(), round);
+}
+
+/** `a` and `b` at once, one of them (which, alternating with the round) started up to 2 ms after the other, so that rounds see both orders. */
+function sideBySide<A, B>(round: number, a: () => Promise<A>, b: () => Promise<B>): Promise<[A, B]> {
+  const later = <T>(request: () => Promise<T>, delayed: boolean) => sleep(delayed ? round % 3 : 0).then(request);
+  return Promise.all([later(a, round % 2 === 0), later(b, round % 2 === 1)]);
+}
+
 async function sendsOf(campaignId: string) {
   return t.db.kysely.selectFrom('sends').select(['id', 'status']).where('campaign_id', '=', campaignId).orderBy('created_at').execute();
 }
@@ -55,8 +68,7 @@ async function afterDelete(campaignId: string) {
 
 describe('side by side, both engines', () => {
   test('a cancel and a worker claim of the same due send: exactly one wins, and the cancel says which', async () => {
-    for (let round = 0; round < 8; round++) {
-      const s = await pendingSend();
+    await inRounds(async (s, round) => {
       // Due long ago: the earliest of the queue, so the claim below picks it even when other test
       // files left due sends in a shared database.
       await t.db.kysely.updateTable('sends').set({ due_at: 0 }).where('id', '=', s.sendId).execute();
@@ -67,15 +79,12 @@ describe('side by side, both engines', () => {
       const claimedIt = claimed.some((c) => c.id === s.sendId);
       assert.notEqual(cancel.body.cancelled, claimedIt, 'exactly one of the two wins');
       assert.equal((await sendRow(t.db, s.sendId)).status, claimedIt ? 'sending' : 'cancelled');
-    }
+    });
   });
 
   test('a cancel and a Delay restart of the same pending send: the answers tell the order', async () => {
-    for (let round = 0; round < 8; round++) {
-      const s = await pendingSend();
-      // One of the two starts up to 2 ms after the other, so that rounds see both orders.
-      const later = <T>(request: () => Promise<T>, delayed: boolean) => sleep(delayed ? round % 3 : 0).then(request);
-      const [restart, cancel] = await Promise.all([later(s.trigger, round % 2 === 0), later(s.cancel, round % 2 === 1)]);
+    await inRounds(async (s, round) => {
+      const [restart, cancel] = await sideBySide(round, s.trigger, s.cancel);
       assert.equal(restart.status, 200, JSON.stringify(restart.body));
       assert.equal(restart.body.status, 'pending');
       // The send was pending and only the cancel ends it: the cancel always cancels it.
@@ -91,18 +100,13 @@ describe('side by side, both engines', () => {
           { id: restart.body.sendId, status: 'pending' },
         ]);
       }
-    }
+    });
   });
+
   test('a cancel and a campaign delete of the same pending send: one of them cancels it, and the answers say which', async (context) => {
     const seen = new Set<string>();
-    for (let round = 0; round < 8; round++) {
-      const s = await pendingSend();
-      // One of the two starts up to 2 ms after the other, so that rounds see both orders.
-      const later = <T>(request: () => Promise<T>, delayed: boolean) => sleep(delayed ? round % 3 : 0).then(request);
-      const [deleted, cancel] = await Promise.all([
-        later(() => deleteCampaign(t.db, s.accountId, s.campaignId), round % 2 === 0),
-        later(s.cancel, round % 2 === 1),
-      ]);
+    await inRounds(async (s, round) => {
+      const [deleted, cancel] = await sideBySide(round, () => deleteCampaign(t.db, s.accountId, s.campaignId), s.cancel);
       const state = await afterDelete(s.campaignId);
       assert.equal(state.deleted, true, 'the delete always deletes the campaign');
       if (cancel.status === 200 && cancel.body.cancelled === true) {
@@ -122,27 +126,48 @@ describe('side by side, both engines', () => {
         assert.equal(deleted.cancelledSends, 1);
         assert.deepEqual(state.sends, [{ id: s.sendId, status: 'cancelled', reason: DELETED_CAMPAIGN_REASON }]);
       }
-    }
+    });
     // Which orders the rounds saw (not asserted: timing decides), for whoever reads the output.
     context.diagnostic(`orders seen: ${[...seen].join('; ')}`);
   });
 });
 
 describe('one waits for the other, PostgreSQL', { skip: !url && 'PostgreSQL only (DATABASE_URL unset)' }, () => {
-  /** Sends `request` while another client's open transaction holds the send's row (`write`), then ends that transaction. */
-  async function whileHeld<T>(sendId: string, write: string, request: () => Promise<T>, end: 'commit' | 'rollback'): Promise<T> {
+  /** `work` in an open transaction of another client (not the app's pool); `work` ends it. */
+  async function inOtherTransaction<T>(work: (other: pg.Client) => Promise<T>): Promise<T> {
     const other = new pg.Client({ connectionString: url });
     await other.connect();
     try {
       await other.query('begin');
-      await other.query(write, [sendId]);
-      const answer = request();
-      await sleep(300); // the request reaches the send's row and waits for it
-      await other.query(end);
-      return await answer;
+      return await work(other);
     } finally {
       await other.end();
     }
+  }
+
+  /** Until `count` statements of this database wait for a lock (the requests reached the held row). */
+  async function untilWaiting(client: pg.Client, count: number): Promise<void> {
+    for (let waited = 0; ; waited += 10) {
+      // pg_stat_activity is read once per transaction unless told otherwise, and `client` is in one.
+      await client.query('select pg_stat_clear_snapshot()');
+      const { rows } = await client.query(
+        "select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'",
+      );
+      if (rows[0].n >= count) return;
+      assert.ok(waited < 5000, `${count} statements waiting for a lock within 5 s (${rows[0].n})`);
+      await sleep(10);
+    }
+  }
+
+  /** Sends `request` while another client's open transaction holds the send's row (`write`), then ends that transaction. */
+  function whileHeld<T>(sendId: string, write: string, request: () => Promise<T>, end: 'commit' | 'rollback'): Promise<T> {
+    return inOtherTransaction(async (other) => {
+      await other.query(write, [sendId]);
+      const answer = request();
+      await untilWaiting(other, 1); // the request reached the send's row and waits for it
+      await other.query(end);
+      return await answer;
+    });
   }
 
   test('a cancel waiting for a worker claim that commits: cancelled false, the worker has the send', async () => {
@@ -198,11 +223,8 @@ describe('one waits for the other, PostgreSQL', { skip: !url && 'PostgreSQL only
    * UPDATE), each once it waits for that row, then lets the row go: PostgreSQL hands it to the
    * waiters in the order they came, so `first` writes the send before `second` re-checks it.
    */
-  async function queuedOnRow<A, B>(sendId: string, first: () => Promise<A>, second: () => Promise<B>): Promise<[A, B]> {
-    const holder = new pg.Client({ connectionString: url });
-    await holder.connect();
-    try {
-      await holder.query('begin');
+  function queuedOnRow<A, B>(sendId: string, first: () => Promise<A>, second: () => Promise<B>): Promise<[A, B]> {
+    return inOtherTransaction(async (holder) => {
       await holder.query('select id from sends where id = $1 for update', [sendId]);
       const a = first();
       await untilWaiting(holder, 1);
@@ -210,23 +232,7 @@ describe('one waits for the other, PostgreSQL', { skip: !url && 'PostgreSQL only
       await untilWaiting(holder, 2);
       await holder.query('rollback');
       return [await a, await b];
-    } finally {
-      await holder.end();
-    }
-  }
-
-  /** Until `count` statements of this database wait for a lock (the requests reached the held row). */
-  async function untilWaiting(client: pg.Client, count: number): Promise<void> {
-    for (let waited = 0; ; waited += 10) {
-      // pg_stat_activity is read once per transaction unless told otherwise, and `client` is in one.
-      await client.query('select pg_stat_clear_snapshot()');
-      const { rows } = await client.query(
-        "select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'",
-      );
-      if (rows[0].n >= count) return;
-      assert.ok(waited < 5000, `${count} statements waiting for a lock within 5 s (${rows[0].n})`);
-      await sleep(10);
-    }
+    });
   }
 
   test('a cancel waiting for a campaign delete: 200 cancelled false (decisions.md), the delete cancelled the send', async () => {
