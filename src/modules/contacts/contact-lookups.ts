@@ -2,9 +2,11 @@ import type { RawBuilder } from 'kysely';
 import type { Queryable } from '../../db/queryable.js';
 import { AppError } from '../../errors.js';
 import { contactIdSelect } from './contact-id.repo.js';
+import * as optOut from './contact-opt-out.repo.js';
 import * as repo from './contacts.repo.js';
 
-// Contact ids by what other modules know of a contact (a phone, a visitor id), and the flags only operators change.
+// Contact ids by what other modules know of a contact (a phone, a visitor id), the flags only operators change,
+// and the opt-out a recipient asks for themselves.
 
 /**
  * The account's contact with this phone (E.164, as stored); undefined when none. Used by the
@@ -69,4 +71,13 @@ export async function setContactFlags(
       ? (await repo.findContactIdById(db, accountId, contactId)) !== undefined
       : (await repo.setFlags(db, accountId, contactId, values)) > 0;
   if (!found) throw new AppError('LEAD_NOT_FOUND');
+}
+
+/**
+ * Opts the contact out on the recipient's own word (an unsubscribe link, a WhatsApp STOP), once:
+ * true when this call opted them out, false when they already were (or are unknown), so the
+ * caller counts the opt-out once. Moves the contact's version, like every contact write.
+ */
+export async function optOutContact(db: Queryable, accountId: string, contactId: string, now: number): Promise<boolean> {
+  return optOut.optOutContact(db, accountId, contactId, now);
 }

@@ -5,6 +5,7 @@ export {
   contactIdSelectByIdOrTracker,
   findContactIdByPhone,
   findContactIdsByIdOrTracker,
+  optOutContact,
   setContactFlags,
 } from './contact-lookups.js';
 export { type ContactProfile, getContactProfile, getContactProfiles, readContactByAddress, readContactById } from './contact-profile.js';

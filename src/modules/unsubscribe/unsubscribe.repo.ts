@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import { kyselyOf, type Queryable } from '../../db/queryable.js';
 
 /**
@@ -14,19 +13,6 @@ export async function findSendWithContact(db: Queryable, sendId: string) {
     .select(['sends.id', 'sends.account_id', 'sends.contact_id', 'sends.campaign_id', 'sends.test', 'sends.test_to', 'contacts.opted_out'])
     .where('sends.id', '=', sendId)
     .executeTakeFirst();
-}
-
-/** Conditional on `opted_out = 0`: a repeat changes nothing, not even updated_at. True when it opted the contact out. */
-export async function optOutContact(db: Queryable, accountId: string, contactId: string, now: number): Promise<boolean> {
-  const result = await kyselyOf(db)
-    .updateTable('contacts')
-    // A new version: a trigger that read the contact before this opt-out reads it again (write-unit.ts).
-    .set({ opted_out: 1, updated_at: now, version: sql`version + 1` })
-    .where('account_id', '=', accountId)
-    .where('id', '=', contactId)
-    .where('opted_out', '=', 0)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) > 0;
 }
 
 /** The account's name and unsubscribe page settings (JSON text or null), to brand the page. */

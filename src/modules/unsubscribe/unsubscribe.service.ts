@@ -1,5 +1,6 @@
 import type { Db } from '../../db/connect.js';
 import { inTransaction } from '../../db/transaction.js';
+import { optOutContact } from '../contacts/contacts.service.js';
 import { recordUnsubscribe } from '../tracking/tracking.service.js';
 import { pageTextsOf } from './page-settings.js';
 import * as repo from './unsubscribe.repo.js';
@@ -49,7 +50,7 @@ export async function optOutBySend(db: Db, sendId: string, now = Date.now()): Pr
   if (!target) return false;
   if (target.testToOtherAddress) return true;
   await inTransaction(db, async (tx) => {
-    if (!(await repo.optOutContact(tx, target.accountId, target.contactId, now))) return;
+    if (!(await optOutContact(tx, target.accountId, target.contactId, now))) return;
     const send = {
       id: target.sendId,
       accountId: target.accountId,

@@ -3,7 +3,7 @@ import type { Config } from '../../config.js';
 import type { Db } from '../../db/connect.js';
 import { inTransaction, type Tx } from '../../db/transaction.js';
 import { accountsByPhoneNumberIds, getWhatsAppCredentials } from '../accounts/whatsapp-credentials.js';
-import { findContactIdByPhone } from '../contacts/contacts.service.js';
+import { findContactIdByPhone, optOutContact } from '../contacts/contacts.service.js';
 import { normalizePhone } from '../contacts/normalize.js';
 import { recordReadOnce } from '../tracking/tracking.service.js';
 import * as repo from './whatsapp.repo.js';
@@ -111,7 +111,7 @@ async function applyMessage(tx: Tx, accountId: string, message: InboundMessage, 
   if (phone === undefined) return undefined;
   const contactId = await findContactIdByPhone(tx, accountId, phone);
   if (contactId === undefined) return undefined;
-  return (await repo.optOutContact(tx, accountId, contactId, now)) ? contactId : undefined;
+  return (await optOutContact(tx, accountId, contactId, now)) ? contactId : undefined;
 }
 
 /**

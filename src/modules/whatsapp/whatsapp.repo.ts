@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import { kyselyOf, type Queryable } from '../../db/queryable.js';
 import type { EngagedSend } from '../tracking/tracking.service.js';
 
@@ -52,17 +51,4 @@ export async function markFailed(db: Queryable, accountId: string, sendId: strin
     .where('id', '=', sendId)
     .where('status', '=', 'sent')
     .execute();
-}
-
-/** Conditional on not opted out yet, so a repeated STOP changes nothing more, not even updated_at. */
-export async function optOutContact(db: Queryable, accountId: string, contactId: string, now: number): Promise<boolean> {
-  const result = await kyselyOf(db)
-    .updateTable('contacts')
-    // A new version: a trigger that read the contact before this opt-out reads it again (write-unit.ts).
-    .set({ opted_out: 1, updated_at: now, version: sql`version + 1` })
-    .where('account_id', '=', accountId)
-    .where('id', '=', contactId)
-    .where('opted_out', '=', 0)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) > 0;
 }
