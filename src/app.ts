@@ -13,7 +13,7 @@ import { createIdempotencyHook } from './http/idempotency.js';
 import { createLogger } from './http/logger.js';
 import { registerOpenApi } from './http/openapi.js';
 import { documentedAsKeyword } from './http/operation-docs.js';
-import { adminPanelSecurityHeaders } from './http/security-headers.js';
+import { requestHeaders } from './http/security-headers.js';
 import { refuseUnstorableStrings } from './http/string-guard.js';
 import { maxDepthKeyword } from './json-limits.js';
 import { adminApi } from './modules/admin/admin-api.js';
@@ -41,23 +41,23 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   installHttpMetrics(app, metrics);
   // Only JSON bodies are accepted: other content types answer 415.
   app.removeContentTypeParser('text/plain');
-  app.addHook('onRequest', async (request, reply) => {
-    reply.header('x-request-id', request.id);
-  });
-  app.addHook('onRequest', adminPanelSecurityHeaders);
+  // Every answer's x-request-id, and the panel's security headers under /admin.
+  app.addHook('onRequest', requestHeaders);
   installErrorHandling(app);
   drainUnreadBodies(app);
   // A request with no body at all is judged as an empty object, so the details name each
   // required member instead of the whole body (decisions.md: never the empty root).
-  app.addHook('preValidation', async (request) => {
+  app.addHook('preValidation', (request, _reply, done) => {
     if (request.body === undefined && request.routeOptions.schema?.body) request.body = {};
+    done();
   });
   // The public and admin APIs take no NUL character or lone surrogate anywhere (after the key, body and shape checks);
   // a batch checks each of its items instead, so one such item fails alone (http/batch.ts).
-  app.addHook('preHandler', async (request) => {
-    const url = request.routeOptions.url ?? '';
-    if (url.startsWith('/api/') || url.startsWith('/admin/api/'))
-      await refuseUnstorableStrings(request, !request.routeOptions.config.batch);
+  app.addHook('preHandler', (request, _reply, done) => {
+    const route = request.routeOptions;
+    const url = route.url ?? '';
+    if (url.startsWith('/api/') || url.startsWith('/admin/api/')) refuseUnstorableStrings(request, !route.config.batch);
+    done();
   });
   await registerOpenApi(app, { version: VERSION, publicUrl: deps.config.publicUrl });
   // Probes and metrics: no key, no rate limit. /metrics moves to METRICS_PORT when that is set.

@@ -14,15 +14,19 @@ export const DRAIN_MAX_BYTES = 32 * 1024 * 1024;
 export const DRAIN_MAX_MS = 10_000;
 
 export function drainUnreadBodies(app: FastifyInstance, bounds = { maxBytes: DRAIN_MAX_BYTES, maxMs: DRAIN_MAX_MS }): void {
-  app.addHook('onSend', async (request, reply, payload) => {
+  // A callback hook: a request whose body was read (nearly all) passes without a promise.
+  app.addHook('onSend', (request, reply, payload, done) => {
     const raw = request.raw;
     // Only real connections (app.inject() has a stand-in socket, with nothing to drain).
-    if (raw.complete || raw.destroyed || !(raw.socket instanceof Socket)) return payload;
+    if (raw.complete || raw.destroyed || !(raw.socket instanceof Socket)) {
+      done(null, payload);
+      return;
+    }
     // `Connection: close` (Fastify's on 413) makes Node close right after the answer: the
     // drained connection may stay open instead, ready for the client's next request.
     reply.removeHeader('connection');
     drain(raw, bounds);
-    return payload;
+    done(null, payload);
   });
 }
 

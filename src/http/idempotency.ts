@@ -74,21 +74,30 @@ export function requestFingerprint(method: string, route: string, body: unknown)
  */
 export function createIdempotencyHook(db: Db) {
   let lastPurge = 0;
-  return async function idempotencyKey(request: FastifyRequest): Promise<void> {
-    if (!request.routeOptions.config.idempotent) return;
+  // A callback hook: routes without the flag, and requests without the header, cost no promise.
+  return function idempotencyKey(request: FastifyRequest, _reply: FastifyReply, done: () => void): void {
+    const route = request.routeOptions;
+    if (!route.config.idempotent) {
+      done();
+      return;
+    }
     const key = readIdempotencyKey(request);
-    if (key === undefined) return;
+    if (key === undefined) {
+      done();
+      return;
+    }
     request.idempotency = {
       db,
       accountId: request.apiKey.accountId,
       key,
-      fingerprint: requestFingerprint(request.method, request.routeOptions.url ?? request.url, request.body),
+      fingerprint: requestFingerprint(request.method, route.url ?? request.url, request.body),
     };
     const now = Date.now();
     if (now - lastPurge >= PURGE_EVERY_MS) {
       lastPurge = now;
       purgeExpiredKeys(db, now).catch((err: unknown) => request.log.warn({ err }, 'idempotency key purge failed'));
     }
+    done();
   };
 }
 

@@ -38,11 +38,21 @@ export function securityHeaders(csp: string): Record<string, string> {
 
 const ADMIN_HEADERS = securityHeaders(CSP.adminPanel);
 
+/** Everything under /admin (the panel's pages, its assets, its API, its errors): the path is `/admin` or starts `/admin/`. */
+export function isAdminPath(url: string): boolean {
+  if (!url.startsWith('/admin')) return false;
+  const next = url.charCodeAt(6);
+  // The end of the URL, `/`, or the query's `?`.
+  return Number.isNaN(next) || next === 0x2f || next === 0x3f;
+}
+
 /**
- * onRequest hook: everything under /admin (the panel's pages, its assets, its API, its errors)
- * carries the panel's headers; a route may replace them with its own (the message frame).
+ * onRequest hook: everything under /admin carries the panel's headers; a route may replace
+ * them with its own (the message frame). Also gives every answer its x-request-id. A callback
+ * hook (no promise per request).
  */
-export async function adminPanelSecurityHeaders(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-  const path = request.url.split('?', 1)[0]!;
-  if (path === '/admin' || path.startsWith('/admin/')) reply.headers(ADMIN_HEADERS);
+export function requestHeaders(request: FastifyRequest, reply: FastifyReply, done: () => void): void {
+  reply.header('x-request-id', request.id);
+  if (isAdminPath(request.url)) reply.headers(ADMIN_HEADERS);
+  done();
 }

@@ -10,7 +10,7 @@ import { type AppError, invalid } from '../errors.js';
  *   U+FFFD in its place, so what was read back would differ from what was written, and libraries
  *   such as the email validator throw on it (it answered 500).
  */
-export async function refuseUnstorableStrings(request: FastifyRequest, checkBody = true): Promise<void> {
+export function refuseUnstorableStrings(request: FastifyRequest, checkBody = true): void {
   for (const source of checkBody ? [request.params, request.query, request.body] : [request.params, request.query]) {
     const error = unstorableStringError(source);
     if (error) throw error;
@@ -19,6 +19,7 @@ export async function refuseUnstorableStrings(request: FastifyRequest, checkBody
 
 /** The 400 for a value holding an unstorable string somewhere (undefined when none does): a batch checks each item with it. */
 export function unstorableStringError(value: unknown): AppError | undefined {
+  if (!holdsUnstorable(value)) return undefined;
   const found = findUnstorable(value);
   return found === undefined ? undefined : invalid(found.path || '/', found.message);
 }
@@ -33,6 +34,29 @@ const problemOf = (text: string): string | undefined =>
   text.includes('\u0000') ? NUL : LONE_SURROGATE_CHAR.test(text) ? LONE_SURROGATE : undefined;
 
 const escapePointer = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
+
+/**
+ * Whether any string (value or object key) cannot be stored: the walk of findUnstorable without
+ * building a pointer per member, since nearly every request holds none (the pointer is only
+ * worked out for the one that does).
+ */
+function holdsUnstorable(value: unknown): boolean {
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const item = stack.pop();
+    if (typeof item === 'string') {
+      if (problemOf(item)) return true;
+    } else if (Array.isArray(item)) {
+      for (let i = 0; i < item.length; i++) stack.push(item[i]);
+    } else if (item !== null && typeof item === 'object') {
+      for (const key of Object.keys(item)) {
+        if (problemOf(key)) return true;
+        stack.push((item as Record<string, unknown>)[key]);
+      }
+    }
+  }
+  return false;
+}
 
 /**
  * The JSON pointer of the first string (value or object key) that cannot be stored, and why.

@@ -13,7 +13,6 @@ import { deliveryBacklog } from '../webhooks/deliveries.repo.js';
  */
 export class HeraldMetrics {
   readonly registry = new client.Registry();
-  private readonly httpRequests: client.Counter<'method' | 'route' | 'status'>;
   private readonly httpDuration: client.Histogram<'method' | 'route' | 'status'>;
   private readonly sends: client.Counter<'channel' | 'outcome'>;
   private readonly sendLag: client.Histogram<'channel'>;
@@ -27,11 +26,23 @@ export class HeraldMetrics {
       labelNames: ['version', 'role', 'engine'],
       registers,
     }).set({ version: info.version, role: info.role, engine: db.engine }, 1);
-    this.httpRequests = new client.Counter({
+    // The request count of each label set is the histogram's `_count`: read from it at scrape time
+    // rather than counted a second time per request (a label set is hashed per metric written).
+    const countName = 'herald_http_request_duration_seconds_count';
+    const durations = () => this.httpDuration;
+    new client.Counter({
       name: 'herald_http_requests_total',
       help: 'HTTP requests answered, by route pattern and status',
       labelNames: ['method', 'route', 'status'],
       registers,
+      async collect() {
+        const { values } = await durations().get();
+        this.reset();
+        for (const value of values) {
+          const labels = value.labels as Record<string, string | number>;
+          if (value.metricName === countName && value.value > 0) this.inc({ ...labels, ...sharedLabels(value) }, value.value);
+        }
+      },
     });
     this.httpDuration = new client.Histogram({
       name: 'herald_http_request_duration_seconds',
@@ -109,9 +120,7 @@ export class HeraldMetrics {
 
   /** `route` is the route's pattern (`/t/c/:token`), never the URL: no ids, tokens or keys in a label. */
   httpRequest(method: string, route: string, status: number, seconds: number): void {
-    const labels = { method, route, status: String(status) };
-    this.httpRequests.inc(labels);
-    this.httpDuration.observe(labels, seconds);
+    this.httpDuration.observe({ method, route, status: String(status) }, seconds);
   }
 
   sendFinished(channel: string, outcome: SendOutcome, lagMs?: number): void {
@@ -128,6 +137,11 @@ export class HeraldMetrics {
     const own = await this.registry.metrics();
     return { contentType: this.registry.contentType, body: (await processRegistry().metrics()) + own };
   }
+}
+
+/** The labels prom-client keeps beside a histogram sample's own (`le`): the label set it was observed with. */
+function sharedLabels(value: object): Record<string, string | number> {
+  return (value as { sharedLabels?: Record<string, string | number> }).sharedLabels ?? {};
 }
 
 export type SendOutcome = 'sent' | 'optout' | 'rejected' | 'error' | 'retry' | 'lease_lost';

@@ -58,9 +58,11 @@ function bearerMatches(header: string | undefined, allowed: Buffer): boolean {
 
 /** Labels the request by its route pattern (never the URL: ids and tokens stay out of metrics). */
 export function installHttpMetrics(app: FastifyInstance, metrics: HeraldMetrics): void {
-  app.addHook('onResponse', async (request, reply) => {
+  // A callback hook: no promise per request.
+  app.addHook('onResponse', (request, reply, done) => {
     const method = KNOWN_METHODS.has(request.method) ? request.method : 'OTHER';
     metrics.httpRequest(method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
+    done();
   });
 }
 
