@@ -6,7 +6,7 @@ import { newId } from '../../ids.js';
 import { parseStoredJson } from '../../json-limits.js';
 import { type IdempotentRequest, oncePerKey } from '../idempotency/idempotency.service.js';
 import { type ContactWritePlan, executeContactWrite } from './contact-write-plan.js';
-import { type ContactWriteRead, readForContactWrite } from './contact-write-read.js';
+import { type ContactWriteRead, type ContactWriteReadSql, contactWriteReadSql, readForContactWrite } from './contact-write-read.js';
 import type { FieldDefinition } from './contacts.repo.js';
 import type { LeadInput, LeadResult } from './contacts.schemas.js';
 import { parseFieldValue, type StoredFieldValue } from './field-values.js';
@@ -49,6 +49,8 @@ export interface DecidedContactWrite {
  */
 export interface PreparedContactWrite {
   read(q: Tx, accountId: string): Promise<ContactWriteRead>;
+  /** The same read as SQL, for a caller that runs it inside its own statement (contactWriteReadOf parses its rows). */
+  readSql(q: Tx, accountId: string): ContactWriteReadSql;
   /** Throws 409 Identifier belongs to another contact, 400 (create without a name, metadata too large), or StaleRead. */
   decide(read: ContactWriteRead, now: number): DecidedContactWrite;
 }
@@ -58,6 +60,7 @@ export function prepareContactWrite(input: LeadInput, at = ''): PreparedContactW
   const fieldKeys = [...new Set((input.fields ?? []).map((e) => fieldNameKey(e.key)))];
   return {
     read: (q, accountId) => readForContactWrite(q, accountId, lead, fieldKeys, Object.keys(input.kpis ?? {})),
+    readSql: (q, accountId) => contactWriteReadSql(q, accountId, lead, fieldKeys, Object.keys(input.kpis ?? {})),
     decide(read, now) {
       const decision = decideContactWrite(lead, input, read, now, at);
       const { plan, warnings } = decision;
