@@ -25,6 +25,8 @@ export function apiScenarios(f: Fixtures): ApiScenario[] {
   let events = 0;
   let immediate = 0;
   let delayed = 0;
+  let leadTriggers = 0;
+  let restarts = 0;
   const update = (i: number) => ({
     email: f.emails[i % n],
     tags: [`wave ${i % 5}`],
@@ -64,6 +66,24 @@ export function apiScenarios(f: Fixtures): ApiScenario[] {
       kind: 'trigger',
       path: '/api/campaigns/trigger',
       body: () => ({ campaignId: f.delayCampaignId, lead: f.emails[delayed++ % n] }),
+    },
+    // The peers harness's lines (/work/shared/peers): a `lead` object, a new contact written with
+    // its send; and a delay trigger on an existing contact whose send is pending (the line above
+    // left one per contact), which restarts its timer.
+    {
+      name: 'POST /api/campaigns/trigger immediate, lead object (new contact)',
+      kind: 'trigger',
+      path: '/api/campaigns/trigger',
+      body: () => ({
+        campaignId: f.immediateCampaignId,
+        lead: { email: `trig${leadTriggers++}-${f.run}@bench.example.com`, name: 'Trigger Lead' },
+      }),
+    },
+    {
+      name: 'POST /api/campaigns/trigger delay, lead object (restart)',
+      kind: 'trigger',
+      path: '/api/campaigns/trigger',
+      body: () => ({ campaignId: f.delayCampaignId, lead: { email: f.emails[restarts++ % n] } }),
     },
     // After the single calls they are compared with: the same items, BATCH_ITEMS a request.
     {

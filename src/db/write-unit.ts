@@ -24,9 +24,10 @@ export interface UnitContext {
 
 /**
  * PostgreSQL broke a deadlock by aborting this unit's statement or transaction (nothing of it
- * was written): two units took the same rows in opposite orders, e.g. a trigger with a `lead`
- * object restarting a pending send (the send's row, then the contact's, in one statement) and
- * a retry of another in its transaction (the contact's row first). Running it again is safe.
+ * was written): two units took the same rows in opposite orders. A trigger takes the contact's
+ * row before the send's everywhere (a `lead`-object restart too, since trigger-write.repo.ts
+ * locks the contact first: decisions.md), so this is a safety net for other writers' orders.
+ * Running it again is safe.
  */
 function isDeadlock(err: unknown): boolean {
   return (err as { code?: string } | null)?.code === '40P01';

@@ -23,8 +23,8 @@ const PINNED = {
   'POST /api/events': 1,
   'POST /api/campaigns/trigger, immediate, known contact, free plan': 2,
   'POST /api/campaigns/trigger, delay, restart of a pending send': 2,
-  'POST /api/campaigns/trigger, immediate, lead object (new contact), no allowance': 3,
-  'POST /api/campaigns/trigger, delay, lead object, restart of a pending send, no allowance': 3,
+  'POST /api/campaigns/trigger, immediate, lead object (new contact), no allowance': 2,
+  'POST /api/campaigns/trigger, delay, lead object, restart of a pending send, no allowance': 2,
   'POST /api/campaigns/cancel, pending send': 1,
   'POST /api/campaigns/cancel, nothing pending': 1,
 } as const;

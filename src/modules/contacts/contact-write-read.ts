@@ -17,46 +17,43 @@ export interface ContactWriteRead {
 export const isPostgres = (q: Tx): boolean => q.getExecutor().adapter instanceof PostgresAdapter;
 
 /**
- * The one read of a lead write (src/db/write-unit.ts): owners of the sent identifiers, the
- * contact they pick with its metadata and version, and the field and KPI definitions named,
- * as rows of one UNION ALL (the same text on both engines but for the row lock).
+ * The one read of a lead write, as SQL to run alone (readForContactWrite) or inside a caller's
+ * statement (a trigger with a `lead` object reads its own state in the same statement, so both
+ * reads see one snapshot). `with`: the CTE `c`, the contact the lookup order picks (none when
+ * no identifier is sent); `rows`: the rows of the read (kind, id, a, b, c, n), undefined when
+ * there is nothing to read; `picked`: the id of the contact the lookup order picks (coalesce of
+ * the owners of id, email, phone), a scalar expression, null when none.
+ */
+export interface ContactWriteReadSql {
+  with: RawBuilder<unknown> | undefined;
+  rows: RawBuilder<unknown> | undefined;
+  picked: RawBuilder<string | null>;
+}
+
+/** A row of ContactWriteReadSql.rows. */
+export type ContactWriteReadRow = { kind: string; id: string; a: string | null; b: string | null; c: string | null; n: number | null };
+
+/**
+ * Owners of the sent identifiers, the contact they pick with its metadata and version, and the
+ * field and KPI definitions named, as rows of one UNION ALL (the same text on both engines but
+ * for the row lock).
  *
  * On PostgreSQL the contact's row is read FOR UPDATE: alone (autocommit) the lock ends with
  * the statement and the version guard of the write is what protects the decision; inside a
  * caller's transaction (a trigger, a batch, an import) the lock is held to its commit, as the
  * touch that used to come first held it, so the guard cannot fail there.
  */
-export async function readForContactWrite(
+export function contactWriteReadSql(
   q: Tx,
   accountId: string,
   lead: NormalizedLead,
   fieldKeys: string[],
   kpiIds: string[],
-): Promise<ContactWriteRead> {
-  const statement = contactWriteReadStatement(isPostgres(q), accountId, lead, fieldKeys, kpiIds);
-  if (statement === undefined) return { owners: {}, fields: [], kpiIds: [] };
-  const { rows } = await statement.execute(q);
-  return contactWriteReadOf(rows as ContactWriteReadRow[]);
-}
-
-/** A row of the read: what it is (`kind`) and up to four values. */
-export type ContactWriteReadRow = { kind: string; id: string; a: string | null; b: string | null; c: string | null; n: number | null };
-
-/**
- * The read's statement (rows of ContactWriteReadRow), undefined when the lead names nothing to
- * read. Also a part of a bigger statement (contact-create-first.ts).
- */
-export function contactWriteReadStatement(
-  postgres: boolean,
-  accountId: string,
-  lead: NormalizedLead,
-  fieldKeys: string[],
-  kpiIds: string[],
-): RawBuilder<ContactWriteReadRow> | undefined {
+): ContactWriteReadSql {
   const text = (v: unknown) => sql`cast(${v} as text)`;
   const none = sql`cast(null as text)`;
-  const owner: ReturnType<typeof sql>[] = [];
-  const parts: ReturnType<typeof sql>[] = [];
+  const owner: RawBuilder<unknown>[] = [];
+  const parts: RawBuilder<unknown>[] = [];
   if (lead.id !== undefined) {
     const byId = sql`select id from contacts where account_id = ${accountId} and id = ${lead.id}`;
     owner.push(sql`(${byId})`);
@@ -86,22 +83,24 @@ export function contactWriteReadStatement(
       sql`select 'kpi' as kind, kpi_id as id, ${none} as a, ${none} as b, ${none} as c, cast(null as integer) as n from kpis where account_id = ${accountId} and kpi_id in (${sql.join(kpiIds.map(text))})`,
     );
   }
-  if (parts.length === 0) return undefined;
-  let statement = sql<ContactWriteReadRow>`${sql.join(parts, sql` union all `)}`;
-  if (owner.length > 0) {
-    // The contact row as the first part: coalesce gives the lookup order.
-    const lock = postgres ? sql` for update` : sql``;
-    // SQLite's coalesce takes two arguments or more.
-    const target = owner.length === 1 ? owner[0]! : sql`coalesce(${sql.join(owner, sql`, `)})`;
-    statement = sql<ContactWriteReadRow>`with c as (select id, metadata, version from contacts
-        where account_id = ${accountId} and id = ${target}${lock})
-      select 'contact' as kind, id, metadata as a, ${none} as b, ${none} as c, version as n from c
-      union all ${statement}`;
-  }
-  return statement;
+  const nobody = none as RawBuilder<string | null>;
+  if (owner.length === 0)
+    return { with: undefined, rows: parts.length === 0 ? undefined : sql.join(parts, sql` union all `), picked: nobody };
+  // SQLite's coalesce takes two arguments or more; coalesce gives the lookup order.
+  const picked = (owner.length === 1 ? owner[0]! : sql`coalesce(${sql.join(owner, sql`, `)})`) as RawBuilder<string | null>;
+  const lock = isPostgres(q) ? sql` for update` : sql``;
+  return {
+    with: sql`c as (select id, metadata, version from contacts where account_id = ${accountId} and id = ${picked}${lock})`,
+    // The contact row as the first part.
+    rows: sql.join(
+      [sql`select 'contact' as kind, id, metadata as a, ${none} as b, ${none} as c, version as n from c`, ...parts],
+      sql` union all `,
+    ),
+    picked,
+  };
 }
 
-/** The read from its rows. */
+/** The rows of a ContactWriteReadSql as what the rules read. */
 export function contactWriteReadOf(rows: ContactWriteReadRow[]): ContactWriteRead {
   const read: ContactWriteRead = { owners: {}, fields: [], kpiIds: [] };
   for (const row of rows) {
@@ -110,7 +109,27 @@ export function contactWriteReadOf(rows: ContactWriteReadRow[]): ContactWriteRea
     else if (row.kind === 'email') read.owners.byEmail = row.id;
     else if (row.kind === 'phone') read.owners.byPhone = row.id;
     else if (row.kind === 'field') read.fields.push({ id: row.id, name: row.a!, name_key: row.b!, type: row.c as FieldDefinition['type'] });
-    else read.kpiIds.push(row.id);
+    else if (row.kind === 'kpi') read.kpiIds.push(row.id);
   }
   return read;
+}
+
+/** The one read of a lead write (src/db/write-unit.ts), in one statement (contactWriteReadSql). */
+export async function readForContactWrite(
+  q: Tx,
+  accountId: string,
+  lead: NormalizedLead,
+  fieldKeys: string[],
+  kpiIds: string[],
+): Promise<ContactWriteRead> {
+  const statement = contactWriteReadStatement(contactWriteReadSql(q, accountId, lead, fieldKeys, kpiIds));
+  if (statement === undefined) return contactWriteReadOf([]);
+  const { rows } = await statement.execute(q);
+  return contactWriteReadOf(rows as ContactWriteReadRow[]);
+}
+
+/** The read as a statement of its own (rows of ContactWriteReadRow); undefined when there is nothing to read. */
+export function contactWriteReadStatement(read: ContactWriteReadSql): RawBuilder<ContactWriteReadRow> | undefined {
+  if (read.rows === undefined) return undefined;
+  return (read.with === undefined ? read.rows : sql`with ${read.with} ${read.rows}`) as RawBuilder<ContactWriteReadRow>;
 }

@@ -7,7 +7,13 @@ import { parseStoredJson } from '../../json-limits.js';
 import { type IdempotentRequest, oncePerKey } from '../idempotency/idempotency.service.js';
 import { createUnlessFound } from './contact-create-first.js';
 import { type ContactWritePlan, executeContactWrite } from './contact-write-plan.js';
-import { type ContactWriteRead, contactWriteReadStatement, readForContactWrite } from './contact-write-read.js';
+import {
+  type ContactWriteRead,
+  type ContactWriteReadSql,
+  contactWriteReadSql,
+  contactWriteReadStatement,
+  readForContactWrite,
+} from './contact-write-read.js';
 import type { FieldDefinition } from './contacts.repo.js';
 import type { LeadInput, LeadResult } from './contacts.schemas.js';
 import { parseFieldValue, type StoredFieldValue } from './field-values.js';
@@ -66,6 +72,8 @@ export interface PreparedContactWrite {
    * KPIs (whose rules need their definitions) or that could not create a contact only reads.
    */
   readOrCreate(q: Tx, accountId: string, now: number): Promise<{ created: ContactWriteResult } | { read: ContactWriteRead }>;
+  /** The same read as SQL, for a caller that runs it inside its own statement (contactWriteReadOf parses its rows). */
+  readSql(q: Tx, accountId: string): ContactWriteReadSql;
   /** Throws 409 Identifier belongs to another contact, 400 (create without a name, metadata too large), or StaleRead. */
   decide(read: ContactWriteRead, now: number): DecidedContactWrite;
 }
@@ -76,8 +84,9 @@ export function prepareContactWrite(input: LeadInput, at = ''): PreparedContactW
   const kpiIds = Object.keys(input.kpis ?? {});
   const prepared: PreparedContactWrite = {
     read: (q, accountId) => readForContactWrite(q, accountId, lead, fieldKeys, kpiIds),
+    readSql: (q, accountId) => contactWriteReadSql(q, accountId, lead, fieldKeys, kpiIds),
     async readOrCreate(q, accountId, now) {
-      const read = contactWriteReadStatement(true, accountId, lead, fieldKeys, kpiIds);
+      const read = contactWriteReadStatement(prepared.readSql(q, accountId));
       const ifNobody = read !== undefined && fieldKeys.length === 0 && kpiIds.length === 0 ? decideIfNobody(now) : undefined;
       if (ifNobody === undefined) return { read: await prepared.read(q, accountId) };
       const outcome = await createUnlessFound(q, accountId, read!, ifNobody.plan);

@@ -133,21 +133,17 @@ export type NewSend = Pick<
   test_to?: string | null;
 };
 
+/**
+ * One statement of a stable text (prepared once, src/db/connect.ts): built with `sql`, not the
+ * query builder, whose per-call tree and compile cost a trigger's hot path more than SQLite
+ * takes to run the insert (profile of the lead-object trigger, docs/performance.md).
+ */
 export async function insertSend(db: Queryable, send: NewSend): Promise<void> {
-  await kyselyOf(db)
-    .insertInto('sends')
-    .values({
-      ...send,
-      trigger_data: send.trigger_data ?? null,
-      lease_until: null,
-      attempts: 0,
-      provider_message_id: null,
-      processed_at: null,
-      delivered_at: null,
-      sent_at: null,
-      updated_at: send.created_at,
-    })
-    .execute();
+  await sql`insert into sends (id, account_id, campaign_id, contact_id, status, channel, due_at, reason, to_address,
+      created_at, updated_at, trigger_data, test, test_to, attempts)
+    values (${send.id}, ${send.account_id}, ${send.campaign_id}, ${send.contact_id}, ${send.status}, ${send.channel}, ${send.due_at},
+      ${send.reason}, ${send.to_address}, ${send.created_at}, ${send.created_at}, ${send.trigger_data ?? null}, ${send.test ?? 0},
+      ${send.test_to ?? null}, 0)`.execute(kyselyOf(db));
 }
 
 /**

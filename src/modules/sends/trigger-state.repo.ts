@@ -49,7 +49,8 @@ export interface TriggerState {
 /** Which contact the trigger is for: a `lead` string to look up, or the id of a contact just written. */
 export type TriggerLead = { lookup: LeadLookup | undefined } | { contactId: string };
 
-interface StateRow {
+/** The columns of triggerStateSql. */
+export interface TriggerStateRow {
   campaign_id: string | null;
   channel: Channel | null;
   schedule: CampaignSchedule | null;
@@ -85,10 +86,20 @@ export async function readTriggerState(
   now: number,
 ): Promise<TriggerState> {
   const contactId: RawBuilder<string | null> = 'contactId' in lead ? sql`${lead.contactId}` : contactIdOfLookupSql(accountId, lead.lookup);
+  const { rows } = await triggerStateSql(accountId, campaignId, contactId, now).execute(q);
+  return triggerStateOf(accountId, rows[0]);
+}
+
+/**
+ * The select of readTriggerState, one row (none when the account does not exist), for the
+ * contact whose id `contactId` gives (a scalar expression, null when none): a caller may run it
+ * as a part of its own statement (trigger-lead-read.ts).
+ */
+export function triggerStateSql(accountId: string, campaignId: string, contactId: RawBuilder<string | null>, now: number) {
   const date = new Date(now);
   const monthStart = Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1);
   const sendsOfPair = sql`account_id = ${accountId} and campaign_id = c.id and contact_id = k.id`;
-  const { rows } = await sql<StateRow>`
+  return sql<TriggerStateRow>`
     select c.id as campaign_id, c.channel, c.schedule, c.mode, c.delay_seconds, c.reentry, c.cooldown_days, c.active,
            k.id as contact_id, k.opted_out, k.version, k.updated_at,
            (select email from contact_emails where contact_id = k.id order by position limit 1) as email,
@@ -104,8 +115,11 @@ export async function readTriggerState(
       from accounts a
       left join campaigns c on c.id = ${campaignId} and c.account_id = a.id and c.deleted_at is null
       left join contacts k on k.account_id = a.id and k.id = ${contactId}
-     where a.id = ${accountId}`.execute(q);
-  const row = rows[0];
+     where a.id = ${accountId}`;
+}
+
+/** The row of triggerStateSql as what the rules read (undefined: the account does not exist). */
+export function triggerStateOf(accountId: string, row: TriggerStateRow | undefined): TriggerState {
   if (!row) return { campaign: undefined, contact: undefined, allowance: null };
   return {
     campaign:

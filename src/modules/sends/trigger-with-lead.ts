@@ -2,17 +2,19 @@ import type { Tx } from '../../db/transaction.js';
 import { StaleRead } from '../../db/write-unit.js';
 import type { LeadInput } from '../contacts/contacts.schemas.js';
 import { contactPickedBy, type PreparedContactWrite, prepareContactWrite } from '../contacts/contacts.service.js';
+import { readForLeadTrigger } from './trigger-lead-read.js';
 import { decideTrigger, requireTriggerable, type TriggerDecision } from './trigger-plan.js';
 import { readTriggerState, type TriggerContact } from './trigger-state.repo.js';
-import { applyTriggerWithContactOnPostgres } from './trigger-write.repo.js';
+import { applyTriggerWithContact } from './trigger-write.repo.js';
 
 /**
- * A trigger with a `lead` object on PostgreSQL, without a transaction (issue 12): the contact
- * write's read, the trigger's read of the contact it picked, the two decisions in TypeScript
- * (the same rules as every other path: prepareContactWrite, decideTrigger), then ONE statement
- * that writes the contact and the send together (trigger-write.repo.ts). Three round trips
- * where the transaction takes seven. Undefined when the account has an allowance: its guard
- * takes the transaction (trigger.service.ts).
+ * A trigger with a `lead` object (issue 12), on both engines: ONE read of the contact write's
+ * state and the trigger's for the contact it picks (trigger-lead-read.ts), the two decisions in
+ * TypeScript (the same rules as every other path: prepareContactWrite, decideTrigger), then the
+ * write of the contact and the send together (trigger-write.repo.ts): on PostgreSQL ONE
+ * statement, without a transaction, so two round trips where the transaction takes seven; on
+ * SQLite the contact's statements and the send's inside the unit's transaction. Undefined when
+ * the account has an allowance: its guard takes the general path (trigger.service.ts).
  */
 export async function triggerWithLeadObject(
   q: Tx,
@@ -30,9 +32,8 @@ export async function triggerWithLeadObject(
     requireTriggerable((await readTriggerState(q, accountId, campaignId, { lookup: undefined }, now)).campaign);
     throw err;
   }
-  const read = await prepared.read(q, accountId);
+  const { read, state } = await readForLeadTrigger(q, accountId, campaignId, prepared, now);
   const picked = contactPickedBy(read);
-  const state = await readTriggerState(q, accountId, campaignId, picked === undefined ? { lookup: undefined } : { contactId: picked }, now);
   requireTriggerable(state.campaign);
   if (state.allowance !== null) return undefined;
   const contactWrite = prepared.decide(read, now);
@@ -54,6 +55,6 @@ export async function triggerWithLeadObject(
         }
       : { ...state.contact, email: state.contact.email ?? plan.email ?? null, phone: state.contact.phone ?? plan.phone ?? null };
   const decision = decideTrigger({ ...state, contact }, triggerData, now);
-  await applyTriggerWithContactOnPostgres(q, accountId, plan, decision.plan, contact.optedOut);
+  await applyTriggerWithContact(q, accountId, plan, decision.plan, contact.optedOut);
   return decision;
 }

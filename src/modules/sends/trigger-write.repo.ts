@@ -2,7 +2,13 @@ import { type RawBuilder, sql } from 'kysely';
 import type { Engine } from '../../db/connect.js';
 import type { Tx } from '../../db/transaction.js';
 import { StaleRead } from '../../db/write-unit.js';
-import { type ContactWriteExtras, type ContactWritePlan, contactWriteStatement } from '../contacts/contact-write-plan.js';
+import {
+  type ContactWriteExtras,
+  type ContactWritePlan,
+  contactWriteStatement,
+  executeContactWrite,
+} from '../contacts/contact-write-plan.js';
+import { isPostgres } from '../contacts/contact-write-read.js';
 import { insertSend, type NewSend } from './sends.repo.js';
 import type { TriggerGuard, TriggerPlan } from './trigger-plan.js';
 
@@ -14,21 +20,22 @@ import type { TriggerGuard, TriggerPlan } from './trigger-plan.js';
  * statements inside the unit's transaction, where the guards always hold.
  */
 export async function applyTriggerPlan(q: Tx, engine: Engine, plan: TriggerPlan): Promise<void> {
-  if (plan.kind === 'restart') {
-    // Still pending? Else a worker claimed it or it was cancelled: read again (re-entry may now reject).
-    const row = await q
-      .updateTable('sends')
-      .set({ due_at: plan.dueAt, trigger_data: plan.triggerData, updated_at: plan.now })
-      .where('account_id', '=', plan.accountId)
-      .where('id', '=', plan.sendId)
-      .where('status', '=', 'pending')
-      .returning('id')
-      .executeTakeFirst();
-    if (!row) throw new StaleRead('pending send');
-    return;
-  }
+  if (plan.kind === 'restart') return restartPendingSend(q, plan);
   if (engine === 'postgres') return insertGuardedOnPostgres(q, plan.send, plan.guard);
   return insertGuardedOnSqlite(q, plan.send, plan.guard);
+}
+
+async function restartPendingSend(q: Tx, plan: Extract<TriggerPlan, { kind: 'restart' }>): Promise<void> {
+  // Still pending? Else a worker claimed it or it was cancelled: read again (re-entry may now reject).
+  const row = await q
+    .updateTable('sends')
+    .set({ due_at: plan.dueAt, trigger_data: plan.triggerData, updated_at: plan.now })
+    .where('account_id', '=', plan.accountId)
+    .where('id', '=', plan.sendId)
+    .where('status', '=', 'pending')
+    .returning('id')
+    .executeTakeFirst();
+  if (!row) throw new StaleRead('pending send');
 }
 
 /**
@@ -123,15 +130,34 @@ async function insertGuardedOnSqlite(q: Tx, send: NewSend, guard: TriggerGuard):
 }
 
 /**
- * A trigger with a `lead` object on PostgreSQL, in ONE statement (issue 12): the contact's write
- * (contact-write-plan.ts) and the trigger's, so both commit or neither. The contact's guard
- * carries the trigger's too: the version the contact's read saw (the trigger's read found the
- * same) and the opt-out flag the rules saw; the new send is selected from the contact written,
- * and a Delay restart comes first and the contact's write requires it. The account has no
- * allowance (the caller takes the transaction otherwise). Returns the KPI ids whose totals
- * were written; throws StaleRead when a guard failed (then nothing was written).
+ * A trigger with a `lead` object (trigger-with-lead.ts): the contact's write (contact-write-plan.ts)
+ * and the trigger's, so both commit or neither. Returns the KPI ids whose totals were written;
+ * throws StaleRead when a guard failed (then nothing was written). The account has no
+ * allowance (the caller takes the general path otherwise).
  */
-export async function applyTriggerWithContactOnPostgres(
+export function applyTriggerWithContact(
+  q: Tx,
+  accountId: string,
+  contactPlan: ContactWritePlan,
+  plan: TriggerPlan,
+  optedOut: boolean,
+): Promise<string[]> {
+  return isPostgres(q)
+    ? withContactOnPostgres(q, accountId, contactPlan, plan, optedOut)
+    : withContactOnSqlite(q, accountId, contactPlan, plan);
+}
+
+/**
+ * PostgreSQL, ONE statement (issue 12), no transaction. The contact's guard carries the
+ * trigger's too: the version the read saw and the opt-out flag the rules saw. A new send is
+ * selected from the contact written. A Delay restart (the contact exists: it has a pending
+ * send) first locks the contact's row as read (`lk`, FOR UPDATE, version and opt-out flag
+ * re-checked on its newest version), then restarts the send only when it did, and the
+ * contact's write requires the restart: rows are taken contact first, then send, the order of
+ * every other write of a trigger (the retry's transaction locks the contact first too), so two
+ * of them no longer deadlock; and a contact that moved on writes nothing, the send included.
+ */
+async function withContactOnPostgres(
   q: Tx,
   accountId: string,
   contactPlan: ContactWritePlan,
@@ -139,21 +165,39 @@ export async function applyTriggerWithContactOnPostgres(
   optedOut: boolean,
 ): Promise<string[]> {
   const optOutAsRead = sql`opted_out = ${optedOut ? 1 : 0}`;
-  const extras: ContactWriteExtras =
-    plan.kind === 'restart'
-      ? {
-          before: [
-            sql`r as (update sends set due_at = cast(${plan.dueAt} as bigint), trigger_data = cast(${plan.triggerData} as text),
-                updated_at = cast(${plan.now} as bigint)
-              where account_id = ${plan.accountId} and id = ${plan.sendId} and status = 'pending' returning id)`,
-          ],
-          requires: sql`${optOutAsRead} and exists (select 1 from r)`,
-        }
-      : {
-          requires: optOutAsRead,
-          after: [sql`sent as (insert into sends (${sendColumns()}) select ${sendRowValues(plan.send)} from c returning id)`],
-        };
+  let extras: ContactWriteExtras;
+  if (plan.kind === 'restart') {
+    if (contactPlan.contact.kind !== 'update') throw new Error('a restart is of an existing contact');
+    extras = {
+      before: [
+        sql`lk as (select id from contacts where account_id = ${accountId} and id = ${contactPlan.contactId}
+            and version = ${contactPlan.contact.version} and ${optOutAsRead} for update)`,
+        sql`r as (update sends set due_at = cast(${plan.dueAt} as bigint), trigger_data = cast(${plan.triggerData} as text),
+            updated_at = cast(${plan.now} as bigint)
+          where account_id = ${plan.accountId} and id = ${plan.sendId} and status = 'pending' and exists (select 1 from lk) returning id)`,
+      ],
+      requires: sql`exists (select 1 from r)`,
+    };
+  } else {
+    extras = {
+      requires: optOutAsRead,
+      after: [sql`sent as (insert into sends (${sendColumns()}) select ${sendRowValues(plan.send)} from c returning id)`],
+    };
+  }
   const { rows } = await sql<{ kind: string; id: string }>`${contactWriteStatement(accountId, contactPlan, extras)}`.execute(q);
   if (!rows.some((r) => r.kind === 'contact')) throw new StaleRead(plan.kind === 'restart' ? 'contact or pending send' : 'contact');
   return rows.filter((r) => r.kind === 'kpi').map((r) => r.id);
+}
+
+/**
+ * SQLite: the contact's statements (contact-write-plan.ts), then the send's, inside the unit's
+ * transaction, where what the read saw still holds: the contact's version guard is kept (the
+ * executor is shared), the trigger's contact guard is not run again (its version bump is the
+ * contact write's own, as in the PostgreSQL statement).
+ */
+async function withContactOnSqlite(q: Tx, accountId: string, contactPlan: ContactWritePlan, plan: TriggerPlan): Promise<string[]> {
+  const added = await executeContactWrite(q, accountId, contactPlan);
+  if (plan.kind === 'restart') await restartPendingSend(q, plan);
+  else await insertSend(q, plan.send);
+  return added;
 }

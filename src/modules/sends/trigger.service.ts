@@ -27,11 +27,12 @@ export interface SendDeps {
  * guarded write (trigger-write.repo.ts): on PostgreSQL two round trips, no transaction; a write
  * whose guard fails (a concurrent trigger or contact write got there first) reads again.
  *
- * A `lead` object writes the contact too: on PostgreSQL the contact and the send in one
- * statement after two reads (trigger-with-lead.ts). With an Idempotency-Key (its answer is
- * stored with the effect, oncePerKey), an account with an allowance, a retry after a lost race,
- * or on SQLite, the lead object's trigger is one transaction: the contact, the send and the
- * answer commit together or not at all (docs/decisions.md).
+ * A `lead` object writes the contact too, after ONE read of both the contact's state and the
+ * trigger's (trigger-with-lead.ts): on PostgreSQL the contact and the send in one statement,
+ * no transaction; on SQLite in the unit's transaction. With an Idempotency-Key (its answer is
+ * stored with the effect, oncePerKey), an account with an allowance, or a retry after a lost
+ * race, the lead object's trigger is one transaction on PostgreSQL: the contact, the send and
+ * the answer commit together or not at all (docs/decisions.md).
  */
 export async function triggerCampaign(
   deps: SendDeps,
@@ -53,6 +54,12 @@ export async function triggerCampaign(
       // write locks the row by itself).
       if (lockFirst) await lockContactOfLead(q, accountId, contact.lookup);
     } else {
+      // SQLite's transaction (and no allowance): one read, then the contact's and the send's
+      // writes (trigger-with-lead.ts). PostgreSQL runs it without a transaction (below).
+      if (!lockFirst) {
+        const decision = await triggerWithLeadObject(q, accountId, input.campaignId, lead, triggerData, now);
+        if (decision !== undefined) return decision;
+      }
       // The campaign checks come before the contact is written (order of checks).
       requireTriggerable((await readTriggerState(q, accountId, input.campaignId, { lookup: undefined }, now)).campaign);
       contact = { contactId: (await applyContactWrite(q, accountId, lead, now, '/lead')).id };

@@ -1,0 +1,34 @@
+import { sql } from 'kysely';
+import type { Tx } from '../../db/transaction.js';
+import { type ContactWriteRead, type ContactWriteReadRow, contactWriteReadOf } from '../contacts/contact-write-read.js';
+import type { PreparedContactWrite } from '../contacts/contacts.service.js';
+import { type TriggerState, type TriggerStateRow, triggerStateOf, triggerStateSql } from './trigger-state.repo.js';
+
+/**
+ * A trigger with a `lead` object reads in ONE statement, on both engines: the lead write's read
+ * (contact-write-read.ts: owners of the sent identifiers, the contact they pick, fields, KPIs)
+ * and the trigger's state (trigger-state.repo.ts) for the contact the lookup order picks
+ * (coalesce of the owners of id, email, phone). One statement is one snapshot, so both halves
+ * describe the same contact, but for one case on PostgreSQL: the contact row is read FOR
+ * UPDATE, and a lock that had to wait re-reads the row's newest version while the rest of the
+ * statement keeps its snapshot; the caller compares the two versions (StaleRead when they
+ * differ). The trigger state's row comes once, joined to each of the read's rows (few: the
+ * contact, one per identifier, the fields and KPIs named).
+ */
+export async function readForLeadTrigger(
+  q: Tx,
+  accountId: string,
+  campaignId: string,
+  prepared: PreparedContactWrite,
+  now: number,
+): Promise<{ read: ContactWriteRead; state: TriggerState }> {
+  const read = prepared.readSql(q, accountId);
+  const ctes = [...(read.with === undefined ? [] : [read.with]), sql`t as (${triggerStateSql(accountId, campaignId, read.picked, now)})`];
+  const rows = read.rows === undefined ? sql`(select cast(null as text) as kind) w on false` : sql`(${read.rows}) w on true`;
+  const result = await sql<TriggerStateRow & Partial<ContactWriteReadRow>>`with ${sql.join(ctes, sql`, `)}
+    select t.*, w.* from t left join ${rows}`.execute(q);
+  return {
+    read: contactWriteReadOf(result.rows.filter((r): r is TriggerStateRow & ContactWriteReadRow => r.kind != null)),
+    state: triggerStateOf(accountId, result.rows[0]),
+  };
+}
