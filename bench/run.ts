@@ -19,6 +19,7 @@
  *   BENCH_SUSTAINED_SECONDS seconds of load per rate (default 60; shorter for a quick look)
  *   SMTP_POOL_SIZE        Herald's setting: SMTP connections of the dispatch worker and of the ceiling's
  *                         bare pool alike (default: Herald's default, 5)
+ *   BENCH_WORKER_PROF     PostgreSQL: a directory for a --cpu-prof profile of each worker process
  *   BENCH_ENGINES         only these engines (e.g. `postgres`); default sqlite, and postgres when
  *                         DATABASE_URL is set
  *   DATABASE_URL          also run on this PostgreSQL (a database of its own: the dispatch

@@ -43,7 +43,13 @@ async function startWorkers(config: Config, logger: Logger): Promise<Workers> {
       close: () => worker.close(),
     };
   }
-  const processes = await startHeraldProcesses(config, Array(POSTGRES_WORKERS).fill('worker'));
+  // BENCH_WORKER_PROF=<dir>: a --cpu-prof profile of each worker process (bench/cpu-split.mjs).
+  const prof = process.env.BENCH_WORKER_PROF;
+  const processes = await startHeraldProcesses(
+    config,
+    Array(POSTGRES_WORKERS).fill('worker'),
+    prof ? ['--cpu-prof', `--cpu-prof-dir=${prof}`] : [],
+  );
   const db = await openDatabase(config, { poolSize: 2 });
   return {
     db,

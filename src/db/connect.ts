@@ -8,6 +8,7 @@ import { lruGet } from '../lru.js';
 import { migrateToLatest } from './migrate.js';
 import { preparingClient } from './prepared-statements.js';
 import type { Database } from './schema.js';
+import { WalSync } from './wal-sync.js';
 
 export type Engine = 'sqlite' | 'postgres';
 
@@ -22,6 +23,8 @@ export interface Db {
   readonly engine: Engine;
   /** PostgreSQL only: the connection pool, for its use in /metrics. */
   readonly pool?: pg.Pool;
+  /** SQLite only: the WAL's fsync off the event loop, for group commits (db/wal-sync.ts). */
+  readonly walSync?: WalSync;
   close(): Promise<void>;
 }
 
@@ -41,6 +44,8 @@ export async function openDatabase(
     : openSqlite(config.dataDir);
   try {
     await migrateToLatest(db.kysely);
+    // After the migrations the WAL file exists; if it cannot be opened, commits sync themselves.
+    await db.walSync?.open();
   } catch (err) {
     await db.close();
     throw err;
@@ -60,7 +65,17 @@ function openSqlite(dataDir: string): Db {
   file.pragma('busy_timeout = 5000');
   file.pragma('foreign_keys = ON');
   const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(file) }) });
-  return { kysely, priority: kysely, engine: 'sqlite', close: () => kysely.destroy() };
+  const walSync = new WalSync(`${path}-wal`);
+  return {
+    kysely,
+    priority: kysely,
+    engine: 'sqlite',
+    walSync,
+    close: async () => {
+      await kysely.destroy();
+      await walSync.close();
+    },
+  };
 }
 
 /**

@@ -1,6 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 import type { Db } from './connect.js';
 import type { Database } from './schema.js';
+import type { WalSync } from './wal-sync.js';
 
 /** A Kysely bound to one connection inside an open transaction. */
 export type Tx = Kysely<Database>;
@@ -141,7 +142,24 @@ class CommitGroup {
     });
   }
 
+  /**
+   * A group's transaction. When the WAL's fsync can run off the event loop (db/wal-sync.ts), the
+   * connection commits without it (`synchronous = NORMAL`, which SQLite refuses to change inside
+   * a transaction, so around it: Kysely runs nothing else on the connection meanwhile), and FULL
+   * again after, for writes outside group commits.
+   */
   private async commitGroup(conn: Tx): Promise<void> {
+    const walSync = this.db.walSync?.ready ? this.db.walSync : undefined;
+    if (!walSync) return this.runGroup(conn, undefined);
+    await sql.raw('pragma synchronous = normal').execute(conn);
+    try {
+      await this.runGroup(conn, walSync);
+    } finally {
+      await sql.raw('pragma synchronous = full').execute(conn);
+    }
+  }
+
+  private async runGroup(conn: Tx, walSync: WalSync | undefined): Promise<void> {
     const others = this.queue.splice(0, MAX_GROUP);
     let othersRun = 0;
     let cut = false;
@@ -190,6 +208,8 @@ class CommitGroup {
       }
     }
     this.queue.unshift(...others);
+    // The commit writes the group's frames to the WAL; its fsync runs off the event loop
+    // (db/wal-sync.ts), and the next group may run meanwhile. Nobody is answered before it.
     try {
       await sql.raw('commit').execute(conn);
     } catch (err) {
@@ -200,7 +220,19 @@ class CommitGroup {
       for (const done of succeeded) done.job.reject(err);
       return;
     }
-    for (const done of succeeded) done.job.resolve(done.result);
+    if (!walSync) {
+      for (const done of succeeded) done.job.resolve(done.result);
+      return;
+    }
+    walSync.sync().then(
+      () => {
+        for (const done of succeeded) done.job.resolve(done.result);
+      },
+      // Committed, but not known to be on disk: nobody was acknowledged, as with a failed commit.
+      (err: unknown) => {
+        for (const done of succeeded) done.job.reject(err);
+      },
+    );
   }
 }
 

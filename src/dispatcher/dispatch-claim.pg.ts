@@ -1,6 +1,6 @@
-import { type Expression, sql } from 'kysely';
+import { type Expression, type OperationNodeSource, type SelectQueryBuilder, SelectQueryNode, sql } from 'kysely';
 import type { Db } from '../db/connect.js';
-import type { SendStatus } from '../db/schema.js';
+import type { Database, SendStatus } from '../db/schema.js';
 import { campaignsWithWebhooksQuery, groupCampaignRows } from '../modules/campaigns/campaigns.repo.js';
 import { campaignsFrom } from '../modules/campaigns/campaigns.service.js';
 import { assembleContactProfiles, type ContactProfileRows, contactProfileQueries } from '../modules/contacts/contact-profile.js';
@@ -47,10 +47,10 @@ export async function claimWithDueData(
        union all select e.email from contact_emails e where e.contact_id = c.contact_id and e.account_id = c.account_id
        union all select p.phone from contact_phones p where p.contact_id = c.contact_id and p.account_id = c.account_id) a
      join suppressed_addresses s on s.account_id = c.account_id and s.channel = c.channel and s.address = a.address)`;
-  const rowsOf = (query: Expression<unknown>) => sql`(select coalesce(json_agg(j), '[]'::json) from ${query} j)`;
+
   const { rows } = await sql<Record<'sends' | 'campaigns' | 'receipts' | 'suppressed' | keyof ContactProfileRows, never[]>>`
     with ${pickDue(db, now, limit)}, claimed as (${claimPicked(now, leaseMs)})
-    select ${rowsOf(sql`(select * from claimed order by due_at)`)} as sends,
+    select (select coalesce(json_agg(c order by c.due_at), '[]'::json) from claimed c) as sends,
            ${rowsOf(campaigns)} as campaigns,
            ${rowsOf(profiles.rows)} as rows,
            ${rowsOf(profiles.emails)} as emails,
@@ -77,4 +77,27 @@ export async function claimWithDueData(
     suppressed: suppressedFrom(read.suppressed),
   };
   return { sends, data };
+}
+
+/** A listing: a SELECT whose ORDER BY can be taken off and a column added. */
+type Listing = SelectQueryBuilder<Database, keyof Database, object>;
+
+/** The position of a row in its list: added to a listing's rows, then dropped from the JSON. */
+const ROW_NUMBER = 'herald_row';
+
+/**
+ * A read's rows as one JSON array. A listing with an ORDER BY (emails by position, fields by
+ * name ...) keeps that order for certain: `json_agg(... order by ...)`, not an aggregate over a
+ * sorted subquery (whose order PostgreSQL does not promise to keep). The listing's own ORDER BY
+ * becomes a row number computed inside it (its sort keys need not be among its columns), and
+ * the aggregate orders by that number. Reads without an order (their rows are looked up by key)
+ * are aggregated as they come.
+ */
+function rowsOf(query: Listing | Expression<unknown>) {
+  const node = query.toOperationNode();
+  const orderBy = SelectQueryNode.is(node) ? node.orderBy : undefined;
+  if (!orderBy || !('clearOrderBy' in query)) return sql`(select coalesce(json_agg(j), '[]'::json) from (${query}) j)`;
+  const order: OperationNodeSource = { toOperationNode: () => orderBy };
+  const numbered = query.clearOrderBy().select(sql<number>`row_number() over (${order})`.as(ROW_NUMBER));
+  return sql`(select coalesce(json_agg(to_jsonb(j) - ${ROW_NUMBER} order by j.${sql.ref(ROW_NUMBER)}), '[]'::json) from (${numbered}) j)`;
 }

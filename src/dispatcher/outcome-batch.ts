@@ -31,8 +31,11 @@ export class OutcomeBatch {
   private scheduled = false;
   /**
    * Writes under way at once: on PostgreSQL as many as its priority connections, so an outcome
-   * never waits for another's round trip while a connection is free; on SQLite one, as there is
-   * one connection and one commit queue.
+   * never waits for another's round trip while a connection is free. On SQLite as many too: the
+   * commit queue runs them one after the other anyway, but a group is answered only once the
+   * WAL's fsync is over (db/wal-sync.ts), and the next group must not wait for that fsync to be
+   * committed: once committed (in the WAL) an outcome survives a crash of the process, and on a
+   * slow disk an fsync can take seconds while deliveries go on.
    */
   private readonly maxWriters: number;
 
@@ -40,7 +43,7 @@ export class OutcomeBatch {
   static readonly MAX = 256;
 
   constructor(private readonly db: Db) {
-    this.maxWriters = db.engine === 'postgres' ? PRIORITY_POOL_SIZE : 1;
+    this.maxWriters = PRIORITY_POOL_SIZE;
   }
 
   /** Resolves once the outcome is durable: true when it was recorded, false when the claim was no longer ours. */

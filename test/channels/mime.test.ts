@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import MailComposer from 'nodemailer/lib/mail-composer';
-import { buildMime } from '../../src/channels/email/mime.js';
+import { buildMime, buildPlain } from '../../src/channels/email/mime.js';
 
 /**
  * The dispatcher builds MIME itself (one buffer, one turn) instead of letting nodemailer stream
@@ -41,3 +41,70 @@ for (const body of BODIES) {
     assert.deepEqual(built.envelope, { from: 'news@acme.test', to: ['ada@example.com'] });
   });
 }
+
+/**
+ * The usual message (bare To, ASCII subject and headers) is written without a MIME tree
+ * (buildPlain): the same bytes, whatever the bodies, the header lengths and the sender.
+ */
+const unsubscribe = (token: string) => ({
+  'List-Unsubscribe': `<https://herald.test/u/${token}>`,
+  'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
+});
+const SHAPES: { name: string; from: string; subject: string; headers: Record<string, string> }[] = [
+  {
+    name: 'named sender, short subject',
+    from: '"Acmé Co" <news@acme.test>',
+    subject: 'Your order has shipped',
+    headers: unsubscribe('abc'),
+  },
+  { name: 'bare sender, empty subject', from: 'news@acme.test', subject: '', headers: unsubscribe('abc') },
+  {
+    name: 'long subject and long unsubscribe address (folded)',
+    from: 'Acme <news@acme.test>',
+    subject: `Hello there ${'word '.repeat(30).trim()}`,
+    headers: unsubscribe('t'.repeat(150)),
+  },
+  { name: 'a test send header', from: 'news@acme.test', subject: '[Test] Hi', headers: { ...unsubscribe('x'), 'X-Herald-Test': 'true' } },
+];
+
+for (const shape of SHAPES) {
+  for (const body of BODIES.filter((b) => b.text !== '')) {
+    test(`plain path, byte-identical to nodemailer: ${shape.name}; ${body.name}`, async () => {
+      const options = {
+        from: shape.from,
+        to: 'ada.lovelace+news@example.com',
+        subject: shape.subject,
+        text: body.text,
+        ...(body.html === undefined ? {} : { html: body.html }),
+        messageId: '<snd_01HZX@acme.test>',
+        headers: shape.headers,
+        date: new Date(1_700_000_000_000),
+        baseBoundary: 'fixed',
+      };
+      const expected = await new MailComposer(options).compile().build();
+      const built = buildPlain(options);
+      assert.ok(built, 'takes the plain path');
+      assert.equal(built.raw.toString('latin1'), expected.toString('latin1'));
+      assert.deepEqual(built.envelope, { from: 'news@acme.test', to: ['ada.lovelace+news@example.com'] });
+      assert.deepEqual(buildMime(options), built);
+    });
+  }
+}
+
+test('anything the plain path does not write exactly goes through the MIME tree', () => {
+  const base = { from: 'news@acme.test', to: 'ada@example.com', subject: 'Hi', text: 'x', messageId: '<snd_1@acme.test>' };
+  for (const odd of [
+    { to: 'Ada <ada@example.com>' },
+    { to: 'ada@Example.com' },
+    { subject: 'Héllo' },
+    { subject: 'say "hi"' },
+    { subject: '=?utf-8?Q?x?=' },
+    { subject: 'tab\there' },
+    { text: '' },
+    { headers: { 'List-Unsubscribe': '<https://herald.test/u/é>' } },
+    { headers: { 'x-lower': 'a' } },
+  ]) {
+    assert.equal(buildPlain({ ...base, ...odd }), undefined, JSON.stringify(odd));
+  }
+  assert.ok(buildPlain(base));
+});

@@ -1,0 +1,75 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { sql } from 'kysely';
+import { type Db, openDatabase } from '../../src/db/connect.js';
+import { inPriorityTransaction, inTransaction } from '../../src/db/transaction.js';
+
+/**
+ * SQLite group commits leave the WAL's fsync to db/wal-sync.ts (off the event loop): a caller is
+ * answered only once a sync that began after its commit has finished, every other write keeps
+ * synchronous = FULL, and nothing committed that way is missing after a reopen. Always on SQLite.
+ */
+let dataDir: string;
+let db: Db;
+before(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'herald-wal-sync-'));
+  db = await openDatabase({ dataDir, databaseUrl: undefined });
+  await sql`create table notes (text text not null)`.execute(db.kysely);
+});
+after(async () => {
+  await db.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+const insert = (text: string) => (tx: Db['kysely']) => sql`insert into notes (text) values (${text})`.execute(tx);
+const synchronous = async () => (await sql<{ synchronous: number }>`pragma synchronous`.execute(db.kysely)).rows[0]!.synchronous;
+
+test('the WAL file is open for syncing, and the connection stays FULL outside group commits', async () => {
+  assert.equal(db.walSync?.ready, true);
+  await inTransaction(db, insert('x'));
+  assert.equal(await synchronous(), 2, 'FULL between groups');
+});
+
+test('a group is answered only after a WAL sync asked for after its commit has finished', async () => {
+  const walSync = db.walSync!;
+  const original = walSync.sync.bind(walSync);
+  const events: string[] = [];
+  walSync.sync = () => {
+    events.push('sync asked');
+    return original().then(() => {
+      events.push('synced');
+    });
+  };
+  try {
+    await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        inTransaction(db, insert(`g${i}`)).then(() => {
+          events.push('answered');
+        }),
+      ),
+    );
+  } finally {
+    walSync.sync = original;
+  }
+  // Ten transactions of one turn: one commit, one sync, then the ten answers.
+  assert.deepEqual(events, ['sync asked', 'synced', ...Array(10).fill('answered')]);
+});
+
+test('transactions over many turns, with syncs under way, all commit and are there after a reopen', async () => {
+  const writes: Promise<unknown>[] = [];
+  for (let turn = 0; turn < 30; turn++) {
+    for (let i = 0; i < 10; i++) {
+      const write = i % 3 === 0 ? inPriorityTransaction : inTransaction;
+      writes.push(write(db, insert(`t${turn}-${i}`)));
+    }
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  await Promise.all(writes);
+  await db.close();
+  db = await openDatabase({ dataDir, databaseUrl: undefined });
+  const { rows } = await sql<{ n: number }>`select count(*) as n from notes where text like 't%'`.execute(db.kysely);
+  assert.equal(rows[0]!.n, 300);
+});
