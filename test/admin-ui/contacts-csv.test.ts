@@ -84,6 +84,9 @@ describe('admin panel: contacts at scale (search, count, CSV import and export)'
     await page.goto('/admin/contacts');
     await page.getByRole('link', { name: 'Import CSV' }).click();
     await page.getByRole('heading', { name: 'Import contacts' }).waitFor();
+    // The file input is enabled once the field and KPI definitions are in (the mapping is guessed
+    // against them); setInputFiles would not wait for that by itself.
+    await page.locator('#import-csv:enabled').waitFor();
     await page.getByLabel('CSV file').setInputFiles({ name: 'people.csv', mimeType: 'text/csv', buffer: Buffer.from(bigCsv(marker)) });
 
     await page.getByText(`${ROWS} rows in people.csv`).waitFor();
