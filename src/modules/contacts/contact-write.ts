@@ -86,10 +86,11 @@ export function prepareContactWrite(input: LeadInput, at = ''): PreparedContactW
     read: (q, accountId) => readForContactWrite(q, accountId, lead, fieldKeys, kpiIds),
     readSql: (q, accountId) => contactWriteReadSql(q, accountId, lead, fieldKeys, kpiIds),
     async readOrCreate(q, accountId, now) {
-      const read = contactWriteReadStatement(prepared.readSql(q, accountId));
-      const ifNobody = read !== undefined && fieldKeys.length === 0 && kpiIds.length === 0 ? decideIfNobody(now) : undefined;
-      if (ifNobody === undefined) return { read: await prepared.read(q, accountId) };
-      const outcome = await createUnlessFound(q, accountId, read!, ifNobody.plan);
+      // Decided first: a lead that could not create (or names definitions) only reads.
+      const ifNobody = fieldKeys.length === 0 && kpiIds.length === 0 ? decideIfNobody(now) : undefined;
+      const read = ifNobody && contactWriteReadStatement(prepared.readSql(q, accountId));
+      if (!ifNobody || !read) return { read: await prepared.read(q, accountId) };
+      const outcome = await createUnlessFound(q, accountId, read, ifNobody.plan);
       return outcome.created ? { created: ifNobody.result([]) } : { read: outcome.read };
     },
     decide(read, now) {
