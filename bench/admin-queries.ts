@@ -11,6 +11,7 @@
  *   BENCH_RUNS                     timed runs per query (default 50)
  *   BENCH_KEEP=1                   keep the data: the PostgreSQL rows, the SQLite file (path printed)
  *   BENCH_ENGINES                  sqlite,postgres (default: both; postgres needs DATABASE_URL)
+ *   DATABASE_PREPARED_STATEMENTS   Herald's setting (default true), to compare plans with and without
  *   BENCH_ONLY                     measure only the queries whose name contains this text (e.g. "segment")
  *
  * The data goes in with multi-row inserts in large transactions, straight into the tables
@@ -382,6 +383,7 @@ async function benchEngine(engine: Engine): Promise<void> {
     DATA_DIR: dataDir,
     DATABASE_URL: engine === 'postgres' ? process.env.DATABASE_URL : '',
     HERALD_SECRET: 'bench',
+    DATABASE_PREPARED_STATEMENTS: process.env.DATABASE_PREPARED_STATEMENTS ?? '',
   });
   const db = await openDatabase(config);
   let seeded: Seeded | undefined;
