@@ -29,7 +29,8 @@ export type ContactWriteResult = LeadResult;
  * decisions.md (Contacts), as one unit of work (src/db/write-unit.ts): ONE read of everything
  * the rules need (contact-write-read.ts), the decision here in TypeScript (a ContactWritePlan,
  * the same on both engines), then the plan applied (contact-write-plan.ts: one guarded
- * statement on PostgreSQL). Throws AppError (400 Validation Error, 409 Identifier belongs to
+ * statement on PostgreSQL; with `writeFirst`, decided before the read and sent with it when the
+ * decision does not need what the read finds: readOrWrite). Throws AppError (400 Validation Error, 409 Identifier belongs to
  * another contact) before anything is written; StaleRead when the contact changed since the
  * read (the caller's inWriteUnit runs it again). Runs inside the caller's transaction too, so
  * the campaign trigger can write the contact and its send atomically.
@@ -208,7 +209,7 @@ function decideContactWrite(
 }
 
 /**
- * `POST /api/leads`: one unit of work (two statements on PostgreSQL, no transaction); a lost
+ * `POST /api/leads`: one unit of work (one or two statements on PostgreSQL, no transaction); a lost
  * race (the contact changed, or a new address was taken) reads again. With an Idempotency-Key
  * the answer is stored with the effect, in one transaction (oncePerKey).
  */
