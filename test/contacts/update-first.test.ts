@@ -109,3 +109,18 @@ test('a contact erased while the update waits for its row is not brought back', 
   assert.equal(again.body.created, true);
   assert.notEqual(again.body.id, created.body.id);
 });
+
+test('concurrent updates of one contact without a version guard all land', async () => {
+  const t = await contactTenant(app());
+  const email = randomEmail();
+  const created = await t.lead({ email, name: 'Busy' });
+  const tags = Array.from({ length: 20 }, (_, i) => `t${i}`);
+  const answers = await Promise.all(tags.map((tag) => t.lead({ email, tags: [tag], note: { text: tag, createdBy: 'x' } })));
+  assert.deepEqual(
+    answers.map((a) => [a.status, a.body.id, a.body.created]),
+    tags.map(() => [200, created.body.id, false]),
+  );
+  const profile = await t.profile({ email });
+  assert.deepEqual([...(profile?.tags ?? [])].sort(), [...tags].sort());
+  assert.equal(profile?.notes.length, 20);
+});
