@@ -4,13 +4,19 @@
  * sockets), CONCURRENCY at a time, so SQLite's group commit groups them as under load. On a
  * shared machine a rate is noise; the CPU this process spent per request is not (much).
  *
- *   BENCH_LINE=lead-new|lead-restart|string-immediate [BENCH_ENGINES=sqlite|postgres] [DATABASE_URL=...]
+ *   BENCH_LINE=lead-new|lead-restart|string-immediate|leads-new|leads-update [BENCH_ENGINES=sqlite|postgres] [DATABASE_URL=...]
  *     node --import tsx bench/cpu-per-request.ts
+ *
+ * The `lead-…` and `string-…` lines are triggers (`POST /api/campaigns/trigger`); `leads-new` and
+ * `leads-update` are `POST /api/leads` (a new contact with a name; a tag for a known contact by
+ * email). On PostgreSQL the CPU of the database's backends serving this database is printed too
+ * (read from /proc: the database on this machine), the other half of a request's cost.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { sql } from 'kysely';
 import { loadConfig } from '../src/config.js';
 import { startHerald } from '../src/herald.js';
 import { createLogger } from '../src/http/logger.js';
@@ -39,8 +45,11 @@ for (const engine of engines) {
   try {
     const f = await makeFixtures(herald.db, config, 1000);
     let i = 0;
+    const url = line.startsWith('leads-') ? '/api/leads' : '/api/campaigns/trigger';
     const body = (): unknown => {
       const n = i++;
+      if (line === 'leads-new') return { email: `new${n}-${f.run}@bench.example.com`, name: 'New Lead' };
+      if (line === 'leads-update') return { email: f.emails[n % f.emails.length], tags: [`wave ${n % 5}`] };
       if (line === 'lead-new')
         return { campaignId: f.immediateCampaignId, lead: { email: `trig${n}-${f.run}@bench.example.com`, name: 'Trigger Lead' } };
       if (line === 'lead-restart') return { campaignId: f.delayCampaignId, lead: { email: f.emails[n % f.emails.length] } };
@@ -49,7 +58,7 @@ for (const engine of engines) {
     const one = async () => {
       const res = await herald.app!.inject({
         method: 'POST',
-        url: '/api/campaigns/trigger',
+        url,
         headers: { 'x-service-api-key': f.key, 'content-type': 'application/json' },
         payload: JSON.stringify(body()),
       });
@@ -66,13 +75,24 @@ for (const engine of engines) {
     // Warm-up: the JIT, prepared statements; and for restarts a pending send per contact.
     await run(2000);
     const results: string[] = [];
+    // The backends serving this database (the pool's connections, alive across a round).
+    const backends = async () =>
+      engine === 'postgres'
+        ? (
+            await sql<{ pid: number }>`select pid from pg_stat_activity where datname = current_database()`.execute(herald.db.kysely)
+          ).rows.map((r) => r.pid)
+        : [];
+    const backendCpu = (pids: number[]) => pids.reduce((sum, pid) => sum + procCpuMicros(pid), 0);
     for (let r = 0; r < ROUNDS; r++) {
+      const pids = await backends();
+      const pgBefore = backendCpu(pids);
       const cpu = process.cpuUsage();
       const start = performance.now();
       await run(REQUESTS);
       const used = process.cpuUsage(cpu);
       const ms = performance.now() - start;
-      results.push(`${((used.user + used.system) / REQUESTS).toFixed(0)} µs CPU/req (${(REQUESTS / (ms / 1000)).toFixed(0)} req/s)`);
+      const pg = engine === 'postgres' ? `, PostgreSQL ${((backendCpu(pids) - pgBefore) / REQUESTS).toFixed(0)} µs` : '';
+      results.push(`${((used.user + used.system) / REQUESTS).toFixed(0)} µs CPU/req${pg} (${(REQUESTS / (ms / 1000)).toFixed(0)} req/s)`);
     }
     console.log(`${engine} ${line}: ${results.join(', ')}`);
     // No dispatcher ran: leave no backlog for the next one on this database (a test's, a bench's).
@@ -80,5 +100,15 @@ for (const engine of engines) {
   } finally {
     await herald.close();
     rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** User and system CPU of a process so far, in µs (0 once it is gone); clock ticks of 10 ms. */
+function procCpuMicros(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10_000;
+  } catch {
+    return 0;
   }
 }

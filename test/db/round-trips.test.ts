@@ -19,7 +19,12 @@ const onPostgres = Boolean(process.env.DATABASE_URL);
 /** Where each count stands today; lower it when a change saves a round trip. */
 const PINNED = {
   'POST /api/leads, new contact': 1,
-  'POST /api/leads, update': 2,
+  'POST /api/leads, update': 1,
+  'POST /api/leads, update that could not create (no name)': 1,
+  'POST /api/leads, update with metadata': 2,
+  'POST /api/leads, update naming two identifiers': 2,
+  'POST /api/leads, update naming a custom field': 2,
+  'POST /api/leads, new contact after a lead that only updates found nobody (400)': 1,
   'POST /api/events': 1,
   'POST /api/campaigns/trigger, immediate, known contact, free plan': 2,
   'POST /api/campaigns/trigger, delay, restart of a pending send': 2,
@@ -69,6 +74,24 @@ describe('round trips per public write on PostgreSQL', { skip: !onPostgres && 'P
     pin('POST /api/leads, new contact', await count(() => api.post('/api/leads', { email: randomEmail(), name: 'Ada' })));
     const email = randomEmail();
     pin('POST /api/leads, update', await count(() => api.post('/api/leads', { email, name: 'Ada', tags: ['vip'] })));
+    pin('POST /api/leads, update that could not create (no name)', await count(() => api.post('/api/leads', { email, tags: ['x'] })));
+    // The fallbacks: the update's decision needs what the read finds (the stored metadata, whether
+    // the other identifier belongs to someone else, the field's definition): read, then write.
+    pin('POST /api/leads, update with metadata', await count(() => api.post('/api/leads', { email, metadata: { plan: 'pro' } })));
+    const phone = '+4915112345678';
+    pin('POST /api/leads, update naming two identifiers', await count(() => api.post('/api/leads', { email, phone, tags: ['y'] })));
+    pin(
+      'POST /api/leads, update naming a custom field',
+      await count(() => api.post('/api/leads', { email, fields: [{ key: 'no such field', value: 1 }] })),
+    );
+  });
+
+  test('a lead that can only update, for a contact that does not exist', async () => {
+    const { api } = await tenant();
+    const { result: res, statements } = await recorder.during(() => api.post('/api/leads', { email: randomEmail(), tags: ['x'] }));
+    assert.equal(res.status, 400, JSON.stringify(res.body));
+    const sent = statements.filter((text) => !/\bapi_keys\b/.test(text));
+    pin('POST /api/leads, new contact after a lead that only updates found nobody (400)', sent);
   });
 
   test('event writes', async () => {

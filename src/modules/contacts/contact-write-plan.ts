@@ -68,8 +68,15 @@ async function inOneStatement(q: Tx, accountId: string, plan: ContactWritePlan):
 export interface ContactWriteExtras {
   before?: RawBuilder<unknown>[];
   requires?: RawBuilder<unknown>;
-  /** A condition the insert of a new contact needs (contact-create-first.ts): without it nothing is written. */
+  /** A condition the insert of a new contact needs (contact-write-first.ts): without it nothing is written. */
   insertOnlyIf?: RawBuilder<unknown>;
+  /**
+   * The contact an `update` plan writes, as a scalar of the same statement (the id its read
+   * picked, contact-write-first.ts), in place of the plan's id and version guard: the update
+   * itself locks the row and writes its newest version, and a contact gone (erased) matches
+   * nothing, so nothing else is written either.
+   */
+  updateFound?: RawBuilder<unknown>;
   after?: RawBuilder<unknown>[];
   results?: RawBuilder<unknown>[];
 }
@@ -79,75 +86,97 @@ export interface ContactWriteExtras {
  * written), 'kpi' (a KPI whose total was written) and the caller's own (extras.results).
  */
 export function contactWriteStatement(accountId: string, plan: ContactWritePlan, extras: ContactWriteExtras = {}): RawBuilder<unknown> {
+  const { parts, results } = contactWriteParts(accountId, plan, extras);
+  return sql`with ${sql.join(parts, sql`, `)} ${sql.join(results, sql` union all `)}`;
+}
+
+/**
+ * The CTEs (`parts`) and result rows (`results`) of a plan's statement, for a caller that puts
+ * two plans in one statement (contact-write-first.ts): `prefix` starts the name of each CTE and
+ * the `kind` of each result row, so the two do not collide (only the plan's own names; the
+ * extras' are the caller's).
+ */
+export function contactWriteParts(
+  accountId: string,
+  plan: ContactWritePlan,
+  extras: ContactWriteExtras = {},
+  prefix = '',
+): { parts: RawBuilder<unknown>[]; results: RawBuilder<unknown>[] } {
+  const name = (cte: string) => sql.raw(`${prefix}${cte}`);
+  const c = name('c');
   const a = sql`cast(${accountId} as text)`;
   const now = sql`cast(${plan.now} as bigint)`;
   const contact = plan.contact;
   const requires = extras.requires === undefined ? sql`` : sql` and ${extras.requires}`;
+  // The contact updated: the one read (guarded by its version), or the one the caller's read
+  // picks in the same statement (no guard: the update takes the row's lock on its newest version).
+  const which = (version: number) =>
+    extras.updateFound === undefined ? sql`id = ${plan.contactId} and version = ${version}` : sql`id = ${extras.updateFound}`;
   const parts = [
     ...(extras.before ?? []),
     contact.kind === 'insert' && extras.insertOnlyIf !== undefined
-      ? sql`c as (insert into contacts (id, account_id, name, archived, opted_out, metadata, created_at, updated_at)
+      ? sql`${c} as (insert into contacts (id, account_id, name, archived, opted_out, metadata, created_at, updated_at)
           select cast(${plan.contactId} as text), ${a}, cast(${contact.name} as text), 0, 0, cast(${contact.metadata} as text), ${now}, ${now}
           where ${extras.insertOnlyIf} returning id)`
       : contact.kind === 'insert'
-        ? sql`c as (insert into contacts (id, account_id, name, archived, opted_out, metadata, created_at, updated_at)
+        ? sql`${c} as (insert into contacts (id, account_id, name, archived, opted_out, metadata, created_at, updated_at)
           values (${plan.contactId}, ${accountId}, ${contact.name}, 0, 0, ${contact.metadata}, ${plan.now}, ${plan.now}) returning id)`
-        : sql`c as (update contacts set ${touchSet(plan, contact)}
-          where account_id = ${accountId} and id = ${plan.contactId} and version = ${contact.version}${requires} returning id)`,
+        : sql`${c} as (update contacts set ${touchSet(plan, contact)}
+          where account_id = ${accountId} and ${which(contact.version)}${requires} returning id)`,
   ];
   const nextPosition = (table: 'contact_emails' | 'contact_phones') =>
-    sql`coalesce((select max(position) from ${sql.table(table)} where account_id = ${accountId} and contact_id = c.id), -1) + 1`;
+    sql`coalesce((select max(position) from ${sql.table(table)} where account_id = ${accountId} and contact_id = ${c}.id), -1) + 1`;
   if (plan.email !== undefined) {
-    parts.push(sql`e as (insert into contact_emails (account_id, email, contact_id, position)
-      select ${a}, cast(${plan.email} as text), c.id, ${nextPosition('contact_emails')} from c)`);
+    parts.push(sql`${name('e')} as (insert into contact_emails (account_id, email, contact_id, position)
+      select ${a}, cast(${plan.email} as text), ${c}.id, ${nextPosition('contact_emails')} from ${c})`);
   }
   if (plan.phone !== undefined) {
-    parts.push(sql`p as (insert into contact_phones (account_id, phone, contact_id, position)
-      select ${a}, cast(${plan.phone} as text), c.id, ${nextPosition('contact_phones')} from c)`);
+    parts.push(sql`${name('p')} as (insert into contact_phones (account_id, phone, contact_id, position)
+      select ${a}, cast(${plan.phone} as text), ${c}.id, ${nextPosition('contact_phones')} from ${c})`);
   }
   if (plan.tagsRemove.length > 0) {
-    parts.push(sql`tr as (delete from contact_tags
-      where account_id = ${accountId} and contact_id in (select id from c) and tag = any(cast(${plan.tagsRemove} as text[])))`);
+    parts.push(sql`${name('tr')} as (delete from contact_tags
+      where account_id = ${accountId} and contact_id in (select id from ${c}) and tag = any(cast(${plan.tagsRemove} as text[])))`);
   }
   if (plan.tagsAdd.length > 0) {
-    parts.push(sql`ta as (insert into contact_tags (account_id, contact_id, tag)
-      select ${a}, c.id, t.tag from c cross join unnest(cast(${plan.tagsAdd} as text[])) as t(tag)
+    parts.push(sql`${name('ta')} as (insert into contact_tags (account_id, contact_id, tag)
+      select ${a}, ${c}.id, t.tag from ${c} cross join unnest(cast(${plan.tagsAdd} as text[])) as t(tag)
       on conflict (contact_id, tag) do nothing)`);
   }
   if (plan.fieldSets.length > 0) {
     const ids = plan.fieldSets.map((f) => f.fieldId);
     const values = plan.fieldSets.map((f) => f.json);
-    parts.push(sql`fs as (insert into contact_field_values (account_id, contact_id, field_id, value)
-      select ${a}, c.id, f.field_id, f.value from c cross join unnest(cast(${ids} as text[]), cast(${values} as text[])) as f(field_id, value)
+    parts.push(sql`${name('fs')} as (insert into contact_field_values (account_id, contact_id, field_id, value)
+      select ${a}, ${c}.id, f.field_id, f.value from ${c} cross join unnest(cast(${ids} as text[]), cast(${values} as text[])) as f(field_id, value)
       on conflict (contact_id, field_id) do update set value = excluded.value)`);
   }
   if (plan.fieldClears.length > 0) {
-    parts.push(sql`fc as (delete from contact_field_values
-      where account_id = ${accountId} and contact_id in (select id from c) and field_id = any(cast(${plan.fieldClears} as text[])))`);
+    parts.push(sql`${name('fc')} as (delete from contact_field_values
+      where account_id = ${accountId} and contact_id in (select id from ${c}) and field_id = any(cast(${plan.fieldClears} as text[])))`);
   }
   if (plan.kpis.length > 0) {
     const ids = plan.kpis.map((k) => k.kpiId);
     const micros = plan.kpis.map((k) => k.micros);
-    parts.push(sql`k as (insert into contact_kpis (account_id, contact_id, kpi_id, value_micros)
-      select ${a}, c.id, k.kpi_id, k.micros from c cross join unnest(cast(${ids} as text[]), cast(${micros} as bigint[])) as k(kpi_id, micros)
+    parts.push(sql`${name('k')} as (insert into contact_kpis (account_id, contact_id, kpi_id, value_micros)
+      select ${a}, ${c}.id, k.kpi_id, k.micros from ${c} cross join unnest(cast(${ids} as text[]), cast(${micros} as bigint[])) as k(kpi_id, micros)
       on conflict (contact_id, kpi_id) do update set value_micros = contact_kpis.value_micros + excluded.value_micros
       where contact_kpis.value_micros + excluded.value_micros ${KPI_RANGE}
       returning kpi_id)`);
   }
   if (plan.note !== undefined) {
-    parts.push(sql`n as (insert into contact_notes (id, account_id, contact_id, text, created_by, created_at)
-      select cast(${plan.note.id} as text), ${a}, c.id, cast(${plan.note.text} as text), cast(${plan.note.createdBy} as text), ${now} from c)`);
+    parts.push(sql`${name('n')} as (insert into contact_notes (id, account_id, contact_id, text, created_by, created_at)
+      select cast(${plan.note.id} as text), ${a}, ${c}.id, cast(${plan.note.text} as text), cast(${plan.note.createdBy} as text), ${now} from ${c})`);
   }
   if (plan.tracker !== undefined) {
-    parts.push(sql`tk as (insert into trackers (account_id, tracker, contact_id, linked_at)
-      select ${a}, cast(${plan.tracker} as text), c.id, ${now} from c
+    parts.push(sql`${name('tk')} as (insert into trackers (account_id, tracker, contact_id, linked_at)
+      select ${a}, cast(${plan.tracker} as text), ${c}.id, ${now} from ${c}
       on conflict (account_id, tracker) do update set contact_id = excluded.contact_id, linked_at = excluded.linked_at)`);
   }
   parts.push(...(extras.after ?? []));
-  const results = [sql`select 'contact' as kind, id from c`];
-  if (plan.kpis.length > 0) results.push(sql`select 'kpi' as kind, kpi_id as id from k`);
+  const results = [sql`select ${sql.lit(`${prefix}contact`)} as kind, id from ${c}`];
+  if (plan.kpis.length > 0) results.push(sql`select ${sql.lit(`${prefix}kpi`)} as kind, kpi_id as id from ${name('k')}`);
   results.push(...(extras.results ?? []));
-  return sql`with ${sql.join(parts, sql`, `)} ${sql.join(results, sql` union all `)}`;
+  return { parts, results };
 }
 
 /**

@@ -5,7 +5,7 @@ import { AppError, type Problem } from '../../errors.js';
 import { newId } from '../../ids.js';
 import { parseStoredJson } from '../../json-limits.js';
 import { type IdempotentRequest, oncePerKey } from '../idempotency/idempotency.service.js';
-import { createUnlessFound } from './contact-create-first.js';
+import { writeUnlessRead } from './contact-write-first.js';
 import { type ContactWritePlan, executeContactWrite } from './contact-write-plan.js';
 import {
   type ContactWriteRead,
@@ -29,7 +29,8 @@ export type ContactWriteResult = LeadResult;
  * decisions.md (Contacts), as one unit of work (src/db/write-unit.ts): ONE read of everything
  * the rules need (contact-write-read.ts), the decision here in TypeScript (a ContactWritePlan,
  * the same on both engines), then the plan applied (contact-write-plan.ts: one guarded
- * statement on PostgreSQL). Throws AppError (400 Validation Error, 409 Identifier belongs to
+ * statement on PostgreSQL; with `writeFirst`, decided before the read and sent with it when the
+ * decision does not need what the read finds: readOrWrite). Throws AppError (400 Validation Error, 409 Identifier belongs to
  * another contact) before anything is written; StaleRead when the contact changed since the
  * read (the caller's inWriteUnit runs it again). Runs inside the caller's transaction too, so
  * the campaign trigger can write the contact and its send atomically.
@@ -42,11 +43,11 @@ export async function applyContactWrite(
   input: LeadInput,
   now: number,
   at = '',
-  options: { createFirst?: boolean } = {},
+  options: { writeFirst?: boolean } = {},
 ): Promise<ContactWriteResult> {
   const prepared = prepareContactWrite(input, at);
-  const first = options.createFirst ? await prepared.readOrCreate(tx, accountId, now) : { read: await prepared.read(tx, accountId) };
-  if ('created' in first) return first.created;
+  const first = options.writeFirst ? await prepared.readOrWrite(tx, accountId, now) : { read: await prepared.read(tx, accountId) };
+  if ('written' in first) return first.written;
   const decided = prepared.decide(first.read, now);
   return decided.result(await executeContactWrite(tx, accountId, decided.plan));
 }
@@ -66,12 +67,13 @@ export interface DecidedContactWrite {
 export interface PreparedContactWrite {
   read(q: Tx, accountId: string): Promise<ContactWriteRead>;
   /**
-   * PostgreSQL, outside a transaction: the read, and in the same statement the create the rules
-   * decide when it finds nobody (contact-create-first.ts). `created`: the 200 body, the write is
-   * done; `read`: someone was found, decide and write as usual. A lead naming custom fields or
-   * KPIs (whose rules need their definitions) or that could not create a contact only reads.
+   * PostgreSQL, outside a transaction: the read, and in the same statement the write the rules
+   * decide for what it finds, when they can decide it before (contact-write-first.ts): the
+   * create when it finds nobody, the update when it finds the contact. `written`: the 200 body,
+   * the write is done; `read`: decide and write as usual. A lead naming custom fields or KPIs
+   * (whose rules need their definitions) only reads.
    */
-  readOrCreate(q: Tx, accountId: string, now: number): Promise<{ created: ContactWriteResult } | { read: ContactWriteRead }>;
+  readOrWrite(q: Tx, accountId: string, now: number): Promise<{ written: ContactWriteResult } | { read: ContactWriteRead }>;
   /** The same read as SQL, for a caller that runs it inside its own statement (contactWriteReadOf parses its rows). */
   readSql(q: Tx, accountId: string): ContactWriteReadSql;
   /** Throws 409 Identifier belongs to another contact, 400 (create without a name, metadata too large), or StaleRead. */
@@ -85,13 +87,19 @@ export function prepareContactWrite(input: LeadInput, at = ''): PreparedContactW
   const prepared: PreparedContactWrite = {
     read: (q, accountId) => readForContactWrite(q, accountId, lead, fieldKeys, kpiIds),
     readSql: (q, accountId) => contactWriteReadSql(q, accountId, lead, fieldKeys, kpiIds),
-    async readOrCreate(q, accountId, now) {
-      // Decided first: a lead that could not create (or names definitions) only reads.
-      const ifNobody = fieldKeys.length === 0 && kpiIds.length === 0 ? decideIfNobody(now) : undefined;
-      const read = ifNobody && contactWriteReadStatement(prepared.readSql(q, accountId));
-      if (!ifNobody || !read) return { read: await prepared.read(q, accountId) };
-      const outcome = await createUnlessFound(q, accountId, read, ifNobody.plan);
-      return outcome.created ? { created: ifNobody.result([]) } : { read: outcome.read };
+    async readOrWrite(q, accountId, now) {
+      // Decided first, for each thing the read may find whose decision does not need what it reads.
+      const definitions = fieldKeys.length > 0 || kpiIds.length > 0;
+      const ifNobody = definitions ? undefined : decideBeforeRead({ owners: {}, fields: [], kpiIds: [] }, now);
+      const ifFound = definitions || input.metadata !== undefined ? undefined : decideIfFoundBeforeRead(now);
+      const read = (ifNobody || ifFound) && contactWriteReadStatement(prepared.readSql(q, accountId));
+      if (!read) return { read: await prepared.read(q, accountId) };
+      const outcome = await writeUnlessRead(q, accountId, read, { ifNobody: ifNobody?.plan, ifFound: ifFound?.plan });
+      if ('read' in outcome) return outcome;
+      if (outcome.written === 'created') return { written: ifNobody!.result([]) };
+      // The plan was decided for a placeholder id; the answer names the contact the statement updated.
+      ifFound!.plan.contactId = outcome.id;
+      return { written: ifFound!.result([]) };
     },
     decide(read, now) {
       const decision = decideContactWrite(lead, input, read, now, at);
@@ -113,17 +121,32 @@ export function prepareContactWrite(input: LeadInput, at = ''): PreparedContactW
       };
     },
   };
-  /** The decision for a read that found nobody, when it creates the contact (undefined: it would refuse). */
-  const decideIfNobody = (now: number): DecidedContactWrite | undefined => {
+  /** The decision for a read, decided before it is run (undefined: the rules refuse it). */
+  const decideBeforeRead = (read: ContactWriteRead, now: number): DecidedContactWrite | undefined => {
     try {
-      return prepared.decide({ owners: {}, fields: [], kpiIds: [] }, now);
+      return prepared.decide(read, now);
     } catch (err) {
       if (err instanceof AppError) return undefined;
       throw err;
     }
   };
+  /**
+   * The decision for a read that finds the contact, when it does not depend on what the read
+   * finds: one identifier sent (so no 409, another contact owning another one) and no metadata
+   * (its merge needs the stored value); definitions are ruled out by the caller. The contact is
+   * a placeholder (FOUND): the statement updates the one its read picks, without a version guard.
+   */
+  const decideIfFoundBeforeRead = (now: number): DecidedContactWrite | undefined => {
+    const sent = (['byId', 'byEmail', 'byPhone'] as const).filter((_, i) => [lead.id, lead.email, lead.phone][i] !== undefined);
+    if (sent.length !== 1) return undefined;
+    const owners: ContactWriteRead['owners'] = { [sent[0]!]: FOUND };
+    return decideBeforeRead({ owners, contact: { id: FOUND, metadata: '{}', version: 0 }, fields: [], kpiIds: [] }, now);
+  };
   return prepared;
 }
+
+/** The contact of a plan decided before its read finds it (contact-write-first.ts replaces it). */
+const FOUND = '(the contact found)';
 
 /** The contact a lead write's read picked (lookup order id -> email -> phone); undefined: the write creates one. */
 export function contactPickedBy(read: ContactWriteRead): string | undefined {
@@ -186,14 +209,14 @@ function decideContactWrite(
 }
 
 /**
- * `POST /api/leads`: one unit of work (two statements on PostgreSQL, no transaction); a lost
+ * `POST /api/leads`: one unit of work (one or two statements on PostgreSQL, no transaction); a lost
  * race (the contact changed, or a new address was taken) reads again. With an Idempotency-Key
  * the answer is stored with the effect, in one transaction (oncePerKey).
  */
 export async function writeContact(db: Db, accountId: string, input: LeadInput, key?: IdempotentRequest): Promise<ContactWriteResult> {
   if (key === undefined) {
     return inWriteUnit(db, (q, unit) =>
-      applyContactWrite(q, accountId, input, Date.now(), '', { createFirst: db.engine === 'postgres' && !unit.lockFirst }),
+      applyContactWrite(q, accountId, input, Date.now(), '', { writeFirst: db.engine === 'postgres' && !unit.lockFirst }),
     );
   }
   return inWriteUnit(db, (tx) => oncePerKey(tx, key, () => applyContactWrite(tx, accountId, input, Date.now())), { transaction: true });

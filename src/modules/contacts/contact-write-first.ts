@@ -1,0 +1,64 @@
+import { type RawBuilder, sql } from 'kysely';
+import type { Tx } from '../../db/transaction.js';
+import { type ContactWritePlan, contactWriteParts } from './contact-write-plan.js';
+import { type ContactWriteRead, type ContactWriteReadRow, contactWriteReadOf } from './contact-write-read.js';
+
+/** What the rules decided before the read: the write if it finds nobody, and if it finds the contact. */
+export interface PlansBeforeRead {
+  /** A create (the plan of an empty read); undefined: a read that finds nobody is decided as usual. */
+  ifNobody?: ContactWritePlan;
+  /**
+   * An update of the contact found, whoever it is (its `contactId` is not used: the statement
+   * takes the id its read picks); undefined: a read that finds someone is decided as usual.
+   */
+  ifFound?: ContactWritePlan;
+}
+
+/** `written`: the plan for what the read found was applied; `read`: nothing was written, decide from it. */
+export type FirstOutcome = { written: 'created' | 'updated'; id: string } | { read: ContactWriteRead };
+
+/**
+ * A lead write in ONE statement on PostgreSQL (issue 12): the write's read and, in the same
+ * data-modifying CTE, the plan the rules decided for what it may find. `r` is the read
+ * (contact-write-read.ts). The create (`ifNobody`) inserts only when `r` is empty; the update
+ * (`ifFound`, its CTEs named `u_…`) writes the contact `r` picked and locked, with no version
+ * guard: nothing the plan rests on is in the contact's row, and the update writes the row's
+ * newest version. At most one of them writes; when neither does (someone found and no plan
+ * for it, or the contact erased between the read's owner and its row) the statement returns
+ * what it read for the usual decision and write, as without this.
+ *
+ * Two requests creating one new address both find nobody: the second insert of the address is
+ * a unique violation, which fails its whole statement, and inWriteUnit runs that unit again.
+ */
+export async function writeUnlessRead(
+  q: Tx,
+  accountId: string,
+  read: RawBuilder<ContactWriteReadRow>,
+  plans: PlansBeforeRead,
+): Promise<FirstOutcome> {
+  const parts: RawBuilder<unknown>[] = [sql`r as (${read})`];
+  const results: RawBuilder<unknown>[] = [];
+  const written: RawBuilder<unknown>[] = [];
+  if (plans.ifNobody) {
+    const create = contactWriteParts(accountId, plans.ifNobody, { insertOnlyIf: sql`not exists (select 1 from r)` });
+    parts.push(...create.parts);
+    results.push(...create.results);
+    written.push(sql`not exists (select 1 from c)`);
+  }
+  if (plans.ifFound) {
+    const update = contactWriteParts(accountId, plans.ifFound, { updateFound: sql`(select id from r where kind = 'contact')` }, 'u_');
+    parts.push(...update.parts);
+    results.push(...update.results);
+    written.push(sql`not exists (select 1 from u_c)`);
+  }
+  // The read's rows as one JSON array (one column, like the statement's other result rows), when nothing was written.
+  results.push(sql`select 'read' as kind, cast(json_agg(r) as text) as id from r where ${sql.join([sql`true`, ...written], sql` and `)}`);
+  const statement = sql<{ kind: string; id: string | null }>`with ${sql.join(parts, sql`, `)} ${sql.join(results, sql` union all `)}`;
+  const { rows } = await statement.execute(q);
+  for (const row of rows) {
+    if (row.kind === 'contact') return { written: 'created', id: row.id! };
+    if (row.kind === 'u_contact') return { written: 'updated', id: row.id! };
+  }
+  const found = rows.find((row) => row.kind === 'read')?.id;
+  return { read: contactWriteReadOf(found ? (JSON.parse(found) as ContactWriteReadRow[]) : []) };
+}
