@@ -4,7 +4,10 @@
  * sockets), CONCURRENCY at a time, so SQLite's group commit groups them as under load. On a
  * shared machine a rate is noise; the CPU this process spent per request is not (much).
  *
- *   BENCH_LINE=lead-new|lead-restart|string-immediate [BENCH_ENGINES=sqlite|postgres] [DATABASE_URL=...]
+ *   BENCH_LINE=lead-new|lead-restart|string-immediate|create [BENCH_ENGINES=sqlite|postgres] [DATABASE_URL=...]
+ *
+ * `create` is `POST /api/leads` creating a new contact with one tag (the peers harness's create);
+ * the others are triggers of a campaign.
  *     node --import tsx bench/cpu-per-request.ts
  */
 import { randomBytes } from 'node:crypto';
@@ -41,6 +44,7 @@ for (const engine of engines) {
     let i = 0;
     const body = (): unknown => {
       const n = i++;
+      if (line === 'create') return { email: `new${n}-${f.run}@bench.example.com`, name: 'New Lead', tags: ['bench'] };
       if (line === 'lead-new')
         return { campaignId: f.immediateCampaignId, lead: { email: `trig${n}-${f.run}@bench.example.com`, name: 'Trigger Lead' } };
       if (line === 'lead-restart') return { campaignId: f.delayCampaignId, lead: { email: f.emails[n % f.emails.length] } };
@@ -49,7 +53,7 @@ for (const engine of engines) {
     const one = async () => {
       const res = await herald.app!.inject({
         method: 'POST',
-        url: '/api/campaigns/trigger',
+        url: line === 'create' ? '/api/leads' : '/api/campaigns/trigger',
         headers: { 'x-service-api-key': f.key, 'content-type': 'application/json' },
         payload: JSON.stringify(body()),
       });

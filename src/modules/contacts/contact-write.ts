@@ -10,8 +10,10 @@ import { type ContactWritePlan, executeContactWrite } from './contact-write-plan
 import {
   type ContactWriteRead,
   type ContactWriteReadSql,
+  type ContactWriteReadValues,
   contactWriteReadSql,
   contactWriteReadStatement,
+  contactWriteReadValues,
   readForContactWrite,
 } from './contact-write-read.js';
 import type { FieldDefinition } from './contacts.repo.js';
@@ -74,6 +76,8 @@ export interface PreparedContactWrite {
   readOrCreate(q: Tx, accountId: string, now: number): Promise<{ created: ContactWriteResult } | { read: ContactWriteRead }>;
   /** The same read as SQL, for a caller that runs it inside its own statement (contactWriteReadOf parses its rows). */
   readSql(q: Tx, accountId: string): ContactWriteReadSql;
+  /** What the read binds, for a caller that compiles it into its own statement once per shape (contactWriteReadParts). */
+  readValues(accountId: string): ContactWriteReadValues;
   /** Throws 409 Identifier belongs to another contact, 400 (create without a name, metadata too large), or StaleRead. */
   decide(read: ContactWriteRead, now: number): DecidedContactWrite;
 }
@@ -83,8 +87,9 @@ export function prepareContactWrite(input: LeadInput, at = ''): PreparedContactW
   const fieldKeys = [...new Set((input.fields ?? []).map((e) => fieldNameKey(e.key)))];
   const kpiIds = Object.keys(input.kpis ?? {});
   const prepared: PreparedContactWrite = {
-    read: (q, accountId) => readForContactWrite(q, accountId, lead, fieldKeys, kpiIds),
-    readSql: (q, accountId) => contactWriteReadSql(q, accountId, lead, fieldKeys, kpiIds),
+    read: (q, accountId) => readForContactWrite(q, prepared.readValues(accountId)),
+    readSql: (q, accountId) => contactWriteReadSql(q, prepared.readValues(accountId)),
+    readValues: (accountId) => contactWriteReadValues(accountId, lead, fieldKeys, kpiIds),
     async readOrCreate(q, accountId, now) {
       // Decided first: a lead that could not create (or names definitions) only reads.
       const ifNobody = fieldKeys.length === 0 && kpiIds.length === 0 ? decideIfNobody(now) : undefined;
