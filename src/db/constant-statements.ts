@@ -1,5 +1,5 @@
 import { CompiledQuery, type Kysely, PostgresAdapter, type QueryResult, type RawBuilder } from 'kysely';
-import { lruGet } from '../lru.js';
+import { ClockCache } from '../lru.js';
 import type { Database } from './schema.js';
 
 /*
@@ -82,11 +82,11 @@ const SHAPES_KEPT = 200;
  * length of a list); a value missing from `values` fails the call rather than run other SQL.
  */
 export class StatementShapes {
-  private readonly sqlite = new Map<string, CompiledShape>();
-  private readonly postgres = new Map<string, CompiledShape>();
+  private readonly sqlite = new ClockCache<string, CompiledShape>(SHAPES_KEPT);
+  private readonly postgres = new ClockCache<string, CompiledShape>(SHAPES_KEPT);
 
-  run<R>(q: Handle, shape: string, values: BindValues, build: (bind: Bind) => RawBuilder<R>): Promise<QueryResult<R>> {
-    const compiled = lruGet(onPostgres(q) ? this.postgres : this.sqlite, SHAPES_KEPT, shape, () => {
+  async run<R>(q: Handle, shape: string, values: BindValues, build: (bind: Bind) => RawBuilder<R>): Promise<QueryResult<R>> {
+    const compiled = (onPostgres(q) ? this.postgres : this.sqlite).get(shape, () => {
       const { sql, parameters } = build(bindSlots).compile(q);
       return { sql, parameters };
     });
