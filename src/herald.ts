@@ -6,7 +6,7 @@ import { type Channels, createChannels } from './channels/transports.js';
 import type { Config } from './config.js';
 import { type Db, openDatabase } from './db/connect.js';
 import { Dispatcher, SENDS_WAKEUP_CHANNEL } from './dispatcher/dispatcher.js';
-import { type Listener, listenThroughDatabase, notifyThroughDatabase } from './jobs/wakeup.js';
+import { type Listener, listenThroughDatabase, notifyThroughDatabase, WAKEABLE_WORKER_IDLE_POLL_MS } from './jobs/wakeup.js';
 import type { Campaign } from './modules/campaigns/campaign.js';
 import { HeraldMetrics } from './ops/metrics.js';
 import { VERSION } from './version.js';
@@ -72,7 +72,7 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
       metrics,
       stalledAfterMs: options.dispatcher?.stalledAfterMs,
       // Alone on SQLite nothing can wake us from another process: look often (cheap indexed query).
-      idlePollMs: role === 'worker' && !wakeableFromElsewhere ? 200 : 5_000,
+      idlePollMs: role === 'worker' && !wakeableFromElsewhere ? 200 : WAKEABLE_WORKER_IDLE_POLL_MS,
       sentInTx: ({ send, campaign, contact, now }) =>
         queuesWebhooks(campaign)
           ? (tx) =>

@@ -5,6 +5,7 @@ import { Kysely, PostgresDialect, type SqliteDatabase as SqliteDatabaseLike, Sql
 import pg from 'pg';
 import { type Config, DEFAULT_DATABASE_POOL_SIZE } from '../config.js';
 import { ClockCache } from '../lru.js';
+import { GroupStatements } from './group-statements.js';
 import { migrateToLatest } from './migrate.js';
 import { preparingClient } from './prepared-statements.js';
 import type { Database } from './schema.js';
@@ -25,6 +26,8 @@ export interface Db {
   readonly pool?: pg.Pool;
   /** SQLite only: the WAL's fsync off the event loop, for group commits (db/wal-sync.ts). */
   readonly walSync?: WalSync;
+  /** SQLite only: the group commit's own statements, run without Kysely (db/group-statements.ts). */
+  readonly groupStatements?: GroupStatements;
   close(): Promise<void>;
 }
 
@@ -71,6 +74,7 @@ function openSqlite(dataDir: string): Db {
     priority: kysely,
     engine: 'sqlite',
     walSync,
+    groupStatements: new GroupStatements(file),
     close: async () => {
       await kysely.destroy();
       await walSync.close();

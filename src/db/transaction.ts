@@ -1,5 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import type { Db } from './connect.js';
+import type { GroupStatements } from './group-statements.js';
 import type { Database } from './schema.js';
 import type { WalSync } from './wal-sync.js';
 
@@ -111,7 +112,12 @@ class CommitGroup {
   private readonly queue: Job[] = [];
   private scheduled = false;
 
-  constructor(private readonly db: Db) {}
+  private readonly statements: GroupStatements;
+
+  constructor(private readonly db: Db) {
+    if (!db.groupStatements) throw new Error('group commits need the SQLite connection of db/connect.ts');
+    this.statements = db.groupStatements;
+  }
 
   run<T>(fn: (tx: Tx) => Promise<T>, urgent: boolean): Promise<T> {
     return new Promise<T>((resolve, reject) => {
@@ -151,11 +157,20 @@ class CommitGroup {
   private async commitGroup(conn: Tx): Promise<void> {
     const walSync = this.db.walSync?.ready ? this.db.walSync : undefined;
     if (!walSync) return this.runGroup(conn, undefined);
-    await sql.raw('pragma synchronous = normal').execute(conn);
+    this.statements.run('syncNormal');
     try {
       await this.runGroup(conn, walSync);
     } finally {
-      await sql.raw('pragma synchronous = full').execute(conn);
+      this.statements.run('syncFull');
+    }
+  }
+
+  /** After a failure SQLite may have rolled back already; a second rollback's error says nothing new. */
+  private rollbackQuietly(): void {
+    try {
+      this.statements.run('rollback');
+    } catch {
+      // no transaction left to roll back
     }
   }
 
@@ -177,27 +192,24 @@ class CommitGroup {
     };
     const succeeded: { job: Job; result: unknown }[] = [];
     try {
-      await sql.raw('begin immediate').execute(conn);
+      this.statements.run('begin');
     } catch (err) {
       for (const job of [...this.urgent.splice(0), ...others]) job.reject(err);
       return;
     }
     for (let job = next(); job; job = next()) {
-      await sql.raw('savepoint herald_tx').execute(conn);
+      this.statements.run('savepoint');
       try {
         const result = await job.fn(conn);
-        await sql.raw('release herald_tx').execute(conn);
+        this.statements.run('release');
         succeeded.push({ job, result });
       } catch (err) {
         try {
-          await sql.raw('rollback to herald_tx').execute(conn);
-          await sql.raw('release herald_tx').execute(conn);
+          this.statements.run('rollbackToSavepoint');
+          this.statements.run('release');
         } catch {
           // SQLite rolled the whole transaction back (I/O error, out of memory): the group is lost.
-          await sql
-            .raw('rollback')
-            .execute(conn)
-            .catch(() => undefined);
+          this.rollbackQuietly();
           job.reject(err);
           for (const done of succeeded) done.job.reject(err);
           // Those not run yet go first in the next group.
@@ -211,12 +223,9 @@ class CommitGroup {
     // The commit writes the group's frames to the WAL; its fsync runs off the event loop
     // (db/wal-sync.ts), and the next group may run meanwhile. Nobody is answered before it.
     try {
-      await sql.raw('commit').execute(conn);
+      this.statements.run('commit');
     } catch (err) {
-      await sql
-        .raw('rollback')
-        .execute(conn)
-        .catch(() => undefined);
+      this.rollbackQuietly();
       for (const done of succeeded) done.job.reject(err);
       return;
     }
