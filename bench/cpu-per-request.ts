@@ -4,13 +4,14 @@
  * sockets), CONCURRENCY at a time, so SQLite's group commit groups them as under load. On a
  * shared machine a rate is noise; the CPU this process spent per request is not (much).
  *
- *   BENCH_LINE=lead-new|lead-restart|string-immediate|leads-new|leads-update [BENCH_ENGINES=sqlite|postgres] [DATABASE_URL=...]
+ *   BENCH_LINE=lead-new|lead-restart|string-immediate|leads-new|leads-update|create [BENCH_ENGINES=sqlite|postgres] [DATABASE_URL=...]
  *     node --import tsx bench/cpu-per-request.ts
  *
- * The `lead-…` and `string-…` lines are triggers (`POST /api/campaigns/trigger`); `leads-new` and
- * `leads-update` are `POST /api/leads` (a new contact with a name; a tag for a known contact by
- * email). On PostgreSQL the CPU of the database's backends serving this database is printed too
- * (read from /proc: the database on this machine), the other half of a request's cost.
+ * The `lead-…` and `string-…` lines are triggers (`POST /api/campaigns/trigger`); `leads-new`,
+ * `create` and `leads-update` are `POST /api/leads` (a new contact with a name; the same with a tag,
+ * the peers harness's create; a tag for a known contact by email). On PostgreSQL the CPU of the
+ * database's backends serving this database is printed too (read from /proc: the database on this
+ * machine), the other half of a request's cost.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -45,11 +46,12 @@ for (const engine of engines) {
   try {
     const f = await makeFixtures(herald.db, config, 1000);
     let i = 0;
-    const url = line.startsWith('leads-') ? '/api/leads' : '/api/campaigns/trigger';
+    const url = line.startsWith('leads-') || line === 'create' ? '/api/leads' : '/api/campaigns/trigger';
     const body = (): unknown => {
       const n = i++;
       if (line === 'leads-new') return { email: `new${n}-${f.run}@bench.example.com`, name: 'New Lead' };
       if (line === 'leads-update') return { email: f.emails[n % f.emails.length], tags: [`wave ${n % 5}`] };
+      if (line === 'create') return { email: `new${n}-${f.run}@bench.example.com`, name: 'New Lead', tags: ['bench'] };
       if (line === 'lead-new')
         return { campaignId: f.immediateCampaignId, lead: { email: `trig${n}-${f.run}@bench.example.com`, name: 'Trigger Lead' } };
       if (line === 'lead-restart') return { campaignId: f.delayCampaignId, lead: { email: f.emails[n % f.emails.length] } };

@@ -4,7 +4,7 @@ import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect, type SqliteDatabase as SqliteDatabaseLike, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import { type Config, DEFAULT_DATABASE_POOL_SIZE } from '../config.js';
-import { lruGet } from '../lru.js';
+import { ClockCache } from '../lru.js';
 import { GroupStatements } from './group-statements.js';
 import { migrateToLatest } from './migrate.js';
 import { preparingClient } from './prepared-statements.js';
@@ -100,15 +100,18 @@ const STATEMENT_CACHE_SIZE = 500;
 
 /**
  * Kysely's SQLite driver prepares every statement again on every call; preparing costs about
- * as much as running a small indexed statement. Statements are kept by their text (least
- * recently used dropped first). Reusing one is safe: Kysely runs one query at a time on the
- * single connection, and SQLite re-prepares a statement by itself after a schema change.
+ * as much as running a small indexed statement. Statements are kept by their text (ClockCache:
+ * a hit is one lookup, several happen per request; one not used for a while is dropped first).
+ * Reusing one is safe: Kysely runs one query at a time on the single connection, and SQLite
+ * re-prepares a statement by itself after a schema change. The hot statements' texts are
+ * constant strings (db/constant-statements.ts), whose hash V8 keeps: finding them costs no
+ * pass over the text.
  */
 function withStatementCache(file: SqliteDatabase.Database): SqliteDatabaseLike {
-  const cache = new Map<string, SqliteDatabase.Statement>();
+  const cache = new ClockCache<string, SqliteDatabase.Statement>(STATEMENT_CACHE_SIZE);
   return {
     close: () => file.close(),
-    prepare: (text: string) => lruGet(cache, STATEMENT_CACHE_SIZE, text, () => file.prepare(text)),
+    prepare: (text: string) => cache.get(text, () => file.prepare(text)),
   };
 }
 

@@ -1,4 +1,5 @@
-import { PostgresAdapter, type RawBuilder, sql } from 'kysely';
+import { type RawBuilder, sql } from 'kysely';
+import { type Bind, bindTo, onPostgres, StatementShapes } from '../../db/constant-statements.js';
 import type { Tx } from '../../db/transaction.js';
 import type { FieldDefinition, IdentifierOwners } from './contacts.repo.js';
 import type { NormalizedLead } from './lead-input.js';
@@ -14,7 +15,7 @@ export interface ContactWriteRead {
   kpiIds: string[];
 }
 
-export const isPostgres = (q: Tx): boolean => q.getExecutor().adapter instanceof PostgresAdapter;
+export const isPostgres = (q: Tx): boolean => onPostgres(q);
 
 /**
  * The one read of a lead write, as SQL to run alone (readForContactWrite) or inside a caller's
@@ -34,53 +35,82 @@ export interface ContactWriteReadSql {
 export type ContactWriteReadRow = { kind: string; id: string; a: string | null; b: string | null; c: string | null; n: number | null };
 
 /**
+ * The values of a lead write's read, by name: what the read's SQL binds (db/constant-statements.ts,
+ * Bind). Which identifiers are present and how many field keys and KPI ids there are is the
+ * read's shape (contactWriteReadShape): its text depends on nothing else.
+ */
+export type ContactWriteReadValues = {
+  accountId: string;
+  id?: string;
+  email?: string;
+  phone?: string;
+  fieldKeys: readonly string[];
+  kpiIds: readonly string[];
+};
+
+export function contactWriteReadValues(
+  accountId: string,
+  lead: NormalizedLead,
+  fieldKeys: readonly string[],
+  kpiIds: readonly string[],
+): ContactWriteReadValues {
+  return { accountId, id: lead.id, email: lead.email, phone: lead.phone, fieldKeys, kpiIds };
+}
+
+/** Every fact of the values the read's text depends on (contactWriteReadParts' decisions). */
+export function contactWriteReadShape(v: ContactWriteReadValues): string {
+  return `${v.id === undefined ? '-' : 'i'}${v.email === undefined ? '-' : 'e'}${v.phone === undefined ? '-' : 'p'}:${v.fieldKeys.length}:${v.kpiIds.length}`;
+}
+
+/** The read's SQL for one call's values, to run inside a caller's statement (PostgreSQL's create-first). */
+export function contactWriteReadSql(q: Tx, values: ContactWriteReadValues): ContactWriteReadSql {
+  return contactWriteReadParts(isPostgres(q), values, bindTo(values));
+}
+
+/**
  * Owners of the sent identifiers, the contact they pick with its metadata and version, and the
  * field and KPI definitions named, as rows of one UNION ALL (the same text on both engines but
- * for the row lock).
+ * for the row lock). The text is decided on the shape of `values` (contactWriteReadShape) and
+ * takes the values themselves through `bind`, so it can be compiled once per shape.
  *
  * On PostgreSQL the contact's row is read FOR UPDATE: alone (autocommit) the lock ends with
  * the statement and the version guard of the write is what protects the decision; inside a
  * caller's transaction (a trigger, a batch, an import) the lock is held to its commit, as the
  * touch that used to come first held it, so the guard cannot fail there.
  */
-export function contactWriteReadSql(
-  q: Tx,
-  accountId: string,
-  lead: NormalizedLead,
-  fieldKeys: string[],
-  kpiIds: string[],
-): ContactWriteReadSql {
-  const text = (v: unknown) => sql`cast(${v} as text)`;
+export function contactWriteReadParts(postgres: boolean, values: ContactWriteReadValues, bind: Bind): ContactWriteReadSql {
   const none = sql`cast(null as text)`;
+  const accountId = bind('accountId');
   const owner: RawBuilder<unknown>[] = [];
   const parts: RawBuilder<unknown>[] = [];
-  if (lead.id !== undefined) {
-    const byId = sql`select id from contacts where account_id = ${accountId} and id = ${lead.id}`;
+  if (values.id !== undefined) {
+    const byId = sql`select id from contacts where account_id = ${accountId} and id = ${bind('id')}`;
     owner.push(sql`(${byId})`);
     parts.push(sql`select 'id' as kind, id, ${none} as a, ${none} as b, ${none} as c, cast(null as integer) as n from (${byId}) o`);
   }
-  if (lead.email !== undefined) {
-    const byEmail = sql`select contact_id from contact_emails where account_id = ${accountId} and email = ${lead.email}`;
+  if (values.email !== undefined) {
+    const byEmail = sql`select contact_id from contact_emails where account_id = ${accountId} and email = ${bind('email')}`;
     owner.push(sql`(${byEmail})`);
     parts.push(
       sql`select 'email' as kind, contact_id as id, ${none} as a, ${none} as b, ${none} as c, cast(null as integer) as n from (${byEmail}) o`,
     );
   }
-  if (lead.phone !== undefined) {
-    const byPhone = sql`select contact_id from contact_phones where account_id = ${accountId} and phone = ${lead.phone}`;
+  if (values.phone !== undefined) {
+    const byPhone = sql`select contact_id from contact_phones where account_id = ${accountId} and phone = ${bind('phone')}`;
     owner.push(sql`(${byPhone})`);
     parts.push(
       sql`select 'phone' as kind, contact_id as id, ${none} as a, ${none} as b, ${none} as c, cast(null as integer) as n from (${byPhone}) o`,
     );
   }
-  if (fieldKeys.length > 0) {
+  const list = (name: string, length: number) => sql.join(Array.from({ length }, (_, i) => sql`cast(${bind(name, i)} as text)`));
+  if (values.fieldKeys.length > 0) {
     parts.push(
-      sql`select 'field' as kind, id, name as a, name_key as b, type as c, cast(null as integer) as n from custom_fields where account_id = ${accountId} and name_key in (${sql.join(fieldKeys.map(text))})`,
+      sql`select 'field' as kind, id, name as a, name_key as b, type as c, cast(null as integer) as n from custom_fields where account_id = ${accountId} and name_key in (${list('fieldKeys', values.fieldKeys.length)})`,
     );
   }
-  if (kpiIds.length > 0) {
+  if (values.kpiIds.length > 0) {
     parts.push(
-      sql`select 'kpi' as kind, kpi_id as id, ${none} as a, ${none} as b, ${none} as c, cast(null as integer) as n from kpis where account_id = ${accountId} and kpi_id in (${sql.join(kpiIds.map(text))})`,
+      sql`select 'kpi' as kind, kpi_id as id, ${none} as a, ${none} as b, ${none} as c, cast(null as integer) as n from kpis where account_id = ${accountId} and kpi_id in (${list('kpiIds', values.kpiIds.length)})`,
     );
   }
   const nobody = none as RawBuilder<string | null>;
@@ -88,7 +118,7 @@ export function contactWriteReadSql(
     return { with: undefined, rows: parts.length === 0 ? undefined : sql.join(parts, sql` union all `), picked: nobody };
   // SQLite's coalesce takes two arguments or more; coalesce gives the lookup order.
   const picked = (owner.length === 1 ? owner[0]! : sql`coalesce(${sql.join(owner, sql`, `)})`) as RawBuilder<string | null>;
-  const lock = isPostgres(q) ? sql` for update` : sql``;
+  const lock = postgres ? sql` for update` : sql``;
   return {
     with: sql`c as (select id, metadata, version from contacts where account_id = ${accountId} and id = ${picked}${lock})`,
     // The contact row as the first part.
@@ -99,6 +129,10 @@ export function contactWriteReadSql(
     picked,
   };
 }
+
+/** True when the read has rows to read (an identifier, a field key or a KPI id is sent). */
+export const contactWriteReadHasRows = (v: ContactWriteReadValues): boolean =>
+  v.id !== undefined || v.email !== undefined || v.phone !== undefined || v.fieldKeys.length > 0 || v.kpiIds.length > 0;
 
 /** The rows of a ContactWriteReadSql as what the rules read. */
 export function contactWriteReadOf(rows: ContactWriteReadRow[]): ContactWriteRead {
@@ -114,17 +148,18 @@ export function contactWriteReadOf(rows: ContactWriteReadRow[]): ContactWriteRea
   return read;
 }
 
-/** The one read of a lead write (src/db/write-unit.ts), in one statement (contactWriteReadSql). */
-export async function readForContactWrite(
-  q: Tx,
-  accountId: string,
-  lead: NormalizedLead,
-  fieldKeys: string[],
-  kpiIds: string[],
-): Promise<ContactWriteRead> {
-  const statement = contactWriteReadStatement(contactWriteReadSql(q, accountId, lead, fieldKeys, kpiIds));
-  if (statement === undefined) return contactWriteReadOf([]);
-  const { rows } = await statement.execute(q);
+/** The read's texts, compiled once per shape and engine. */
+const READS = new StatementShapes();
+
+/** The one read of a lead write (src/db/write-unit.ts), in one statement (contactWriteReadParts). */
+export async function readForContactWrite(q: Tx, values: ContactWriteReadValues): Promise<ContactWriteRead> {
+  if (!contactWriteReadHasRows(values)) return contactWriteReadOf([]);
+  const { rows } = await READS.run(
+    q,
+    contactWriteReadShape(values),
+    values,
+    (bind) => contactWriteReadStatement(contactWriteReadParts(isPostgres(q), values, bind))!,
+  );
   return contactWriteReadOf(rows as ContactWriteReadRow[]);
 }
 

@@ -10,8 +10,10 @@ import { type ContactWritePlan, executeContactWrite } from './contact-write-plan
 import {
   type ContactWriteRead,
   type ContactWriteReadSql,
+  type ContactWriteReadValues,
   contactWriteReadSql,
   contactWriteReadStatement,
+  contactWriteReadValues,
   readForContactWrite,
 } from './contact-write-read.js';
 import type { FieldDefinition } from './contacts.repo.js';
@@ -76,6 +78,8 @@ export interface PreparedContactWrite {
   readOrWrite(q: Tx, accountId: string, now: number): Promise<{ written: ContactWriteResult } | { read: ContactWriteRead }>;
   /** The same read as SQL, for a caller that runs it inside its own statement (contactWriteReadOf parses its rows). */
   readSql(q: Tx, accountId: string): ContactWriteReadSql;
+  /** What the read binds, for a caller that compiles it into its own statement once per shape (contactWriteReadParts). */
+  readValues(accountId: string): ContactWriteReadValues;
   /** Throws 409 Identifier belongs to another contact, 400 (create without a name, metadata too large), or StaleRead. */
   decide(read: ContactWriteRead, now: number): DecidedContactWrite;
 }
@@ -85,8 +89,9 @@ export function prepareContactWrite(input: LeadInput, at = ''): PreparedContactW
   const fieldKeys = [...new Set((input.fields ?? []).map((e) => fieldNameKey(e.key)))];
   const kpiIds = Object.keys(input.kpis ?? {});
   const prepared: PreparedContactWrite = {
-    read: (q, accountId) => readForContactWrite(q, accountId, lead, fieldKeys, kpiIds),
-    readSql: (q, accountId) => contactWriteReadSql(q, accountId, lead, fieldKeys, kpiIds),
+    read: (q, accountId) => readForContactWrite(q, prepared.readValues(accountId)),
+    readSql: (q, accountId) => contactWriteReadSql(q, prepared.readValues(accountId)),
+    readValues: (accountId) => contactWriteReadValues(accountId, lead, fieldKeys, kpiIds),
     async readOrWrite(q, accountId, now) {
       // Decided first, for each thing the read may find whose decision does not need what it reads.
       const definitions = fieldKeys.length > 0 || kpiIds.length > 0;

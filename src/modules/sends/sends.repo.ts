@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Engine } from '../../db/connect.js';
+import { constantStatement } from '../../db/constant-statements.js';
 import { kyselyOf, type Queryable } from '../../db/queryable.js';
 import type { Bool, SendStatus, SendsTable } from '../../db/schema.js';
 import type { Tx } from '../../db/transaction.js';
@@ -133,17 +134,34 @@ export type NewSend = Pick<
   test_to?: string | null;
 };
 
+const INSERT_SEND = constantStatement(
+  `insert into sends (id, account_id, campaign_id, contact_id, status, channel, due_at, reason, to_address,
+      created_at, updated_at, trigger_data, test, test_to, attempts)
+    values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)`,
+);
+
 /**
- * One statement of a stable text (prepared once, src/db/connect.ts): built with `sql`, not the
- * query builder, whose per-call tree and compile cost a trigger's hot path more than SQLite
- * takes to run the insert (profile of the lead-object trigger, docs/performance.md).
+ * One constant text (db/constant-statements.ts: no per-call build or compile, prepared once): a
+ * query builder's per-call tree and compile cost a trigger's hot path more than SQLite takes to
+ * run the insert (profile of the lead-object trigger, docs/performance.md).
  */
 export async function insertSend(db: Queryable, send: NewSend): Promise<void> {
-  await sql`insert into sends (id, account_id, campaign_id, contact_id, status, channel, due_at, reason, to_address,
-      created_at, updated_at, trigger_data, test, test_to, attempts)
-    values (${send.id}, ${send.account_id}, ${send.campaign_id}, ${send.contact_id}, ${send.status}, ${send.channel}, ${send.due_at},
-      ${send.reason}, ${send.to_address}, ${send.created_at}, ${send.created_at}, ${send.trigger_data ?? null}, ${send.test ?? 0},
-      ${send.test_to ?? null}, 0)`.execute(kyselyOf(db));
+  await INSERT_SEND(kyselyOf(db), [
+    send.id,
+    send.account_id,
+    send.campaign_id,
+    send.contact_id,
+    send.status,
+    send.channel,
+    send.due_at,
+    send.reason,
+    send.to_address,
+    send.created_at,
+    send.created_at,
+    send.trigger_data ?? null,
+    send.test ?? 0,
+    send.test_to ?? null,
+  ]);
 }
 
 /**

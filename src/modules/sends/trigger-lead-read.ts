@@ -1,8 +1,19 @@
 import { sql } from 'kysely';
+import { StatementShapes } from '../../db/constant-statements.js';
 import type { Tx } from '../../db/transaction.js';
-import { type ContactWriteRead, type ContactWriteReadRow, contactWriteReadOf } from '../contacts/contact-write-read.js';
+import {
+  type ContactWriteRead,
+  type ContactWriteReadRow,
+  contactWriteReadOf,
+  contactWriteReadParts,
+  contactWriteReadShape,
+  isPostgres,
+} from '../contacts/contact-write-read.js';
 import type { PreparedContactWrite } from '../contacts/contacts.service.js';
-import { type TriggerState, type TriggerStateRow, triggerStateOf, triggerStateSql } from './trigger-state.repo.js';
+import { type TriggerState, type TriggerStateRow, triggerStateOf, triggerStateSqlOf, triggerStateValues } from './trigger-state.repo.js';
+
+/** The read's texts, compiled once per shape of the lead's read and engine. */
+const READS = new StatementShapes();
 
 /**
  * A trigger with a `lead` object reads in ONE statement, on both engines: the lead write's read
@@ -13,7 +24,8 @@ import { type TriggerState, type TriggerStateRow, triggerStateOf, triggerStateSq
  * UPDATE, and a lock that had to wait re-reads the row's newest version while the rest of the
  * statement keeps its snapshot; the caller compares the two versions (StaleRead when they
  * differ). The trigger state's row comes once, joined to each of the read's rows (few: the
- * contact, one per identifier, the fields and KPIs named).
+ * contact, one per identifier, the fields and KPIs named). The text depends only on the shape of
+ * the lead's read (contactWriteReadShape): compiled once per shape (db/constant-statements.ts).
  */
 export async function readForLeadTrigger(
   q: Tx,
@@ -22,11 +34,16 @@ export async function readForLeadTrigger(
   prepared: PreparedContactWrite,
   now: number,
 ): Promise<{ read: ContactWriteRead; state: TriggerState }> {
-  const read = prepared.readSql(q, accountId);
-  const ctes = [...(read.with === undefined ? [] : [read.with]), sql`t as (${triggerStateSql(accountId, campaignId, read.picked, now)})`];
-  const rows = read.rows === undefined ? sql`(select cast(null as text) as kind) w on false` : sql`(${read.rows}) w on true`;
-  const result = await sql<TriggerStateRow & Partial<ContactWriteReadRow>>`with ${sql.join(ctes, sql`, `)}
-    select t.*, w.* from t left join ${rows}`.execute(q);
+  const readValues = prepared.readValues(accountId);
+  // The two halves' names do not collide but for accountId, the same value in both.
+  const values = { ...readValues, ...triggerStateValues(accountId, campaignId, now) };
+  const result = await READS.run<TriggerStateRow & Partial<ContactWriteReadRow>>(q, contactWriteReadShape(readValues), values, (bind) => {
+    const read = contactWriteReadParts(isPostgres(q), readValues, bind);
+    const ctes = [...(read.with === undefined ? [] : [read.with]), sql`t as (${triggerStateSqlOf(bind, read.picked)})`];
+    const rows = read.rows === undefined ? sql`(select cast(null as text) as kind) w on false` : sql`(${read.rows}) w on true`;
+    return sql<TriggerStateRow & Partial<ContactWriteReadRow>>`with ${sql.join(ctes, sql`, `)}
+      select t.*, w.* from t left join ${rows}`;
+  });
   return {
     read: contactWriteReadOf(result.rows.filter((r): r is TriggerStateRow & ContactWriteReadRow => r.kind != null)),
     state: triggerStateOf(accountId, result.rows[0]),

@@ -1,5 +1,6 @@
 import { type RawBuilder, sql } from 'kysely';
 import type { CampaignMode, CampaignSchedule, Channel } from '../../contract/constants.js';
+import { type Bind, bindTo } from '../../db/constant-statements.js';
 import type { Tx } from '../../db/transaction.js';
 import type { Campaign } from '../campaigns/campaign.js';
 import { contactIdOfLookupSql, type LeadLookup } from '../contacts/lead-lookup.js';
@@ -96,8 +97,21 @@ export async function readTriggerState(
  * as a part of its own statement (trigger-lead-read.ts).
  */
 export function triggerStateSql(accountId: string, campaignId: string, contactId: RawBuilder<string | null>, now: number) {
+  return triggerStateSqlOf(bindTo(triggerStateValues(accountId, campaignId, now)), contactId);
+}
+
+/** What triggerStateSqlOf binds, by name (db/constant-statements.ts, Bind). */
+export function triggerStateValues(accountId: string, campaignId: string, now: number) {
   const date = new Date(now);
-  const monthStart = Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1);
+  return { accountId, campaignId, monthStart: Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1) };
+}
+
+/**
+ * triggerStateSql with its values taken through `bind` (accountId, campaignId, monthStart:
+ * triggerStateValues): one text whatever the values, so a caller can compile it once.
+ */
+export function triggerStateSqlOf(bind: Bind, contactId: RawBuilder<string | null>) {
+  const accountId = bind('accountId');
   const sendsOfPair = sql`account_id = ${accountId} and campaign_id = c.id and contact_id = k.id`;
   return sql<TriggerStateRow>`
     select c.id as campaign_id, c.channel, c.schedule, c.mode, c.delay_seconds, c.reentry, c.cooldown_days, c.active,
@@ -110,10 +124,10 @@ export function triggerStateSql(accountId: string, campaignId: string, contactId
            a.allowance, a.allowance_version,
            case when a.allowance is null then null else
              (select count(*) from sends
-               where account_id = ${accountId} and created_at >= ${monthStart} and status in (${sql.join(COUNTED)}) and test = 0)
+               where account_id = ${accountId} and created_at >= ${bind('monthStart')} and status in (${sql.join(COUNTED)}) and test = 0)
            end as counted
       from accounts a
-      left join campaigns c on c.id = ${campaignId} and c.account_id = a.id and c.deleted_at is null
+      left join campaigns c on c.id = ${bind('campaignId')} and c.account_id = a.id and c.deleted_at is null
       left join contacts k on k.account_id = a.id and k.id = ${contactId}
      where a.id = ${accountId}`;
 }
