@@ -43,10 +43,6 @@ export function contactIdOfLookupSql(accountId: string, lookup: LeadLookup | und
   return contactIdExpression(accountId, lookup);
 }
 
-export function contactIdOfLeadString(accountId: string, lead: string): RawBuilder<string | null> {
-  return contactIdOfLookupSql(accountId, leadLookupOf(lead));
-}
-
 /** Locks the contact a `lead` string names (PostgreSQL, inside a transaction); nothing when it names none. */
 export async function lockContactOfLead(q: Tx, accountId: string, lookup: LeadLookup | undefined): Promise<void> {
   if (lookup !== undefined) await lockContactOf(q, accountId, lookup);

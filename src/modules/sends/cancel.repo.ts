@@ -1,7 +1,9 @@
-import { type RawBuilder, sql } from 'kysely';
+import { sql } from 'kysely';
 import type { Engine } from '../../db/connect.js';
+import { type Bind, StatementShapes } from '../../db/constant-statements.js';
 import { kyselyOf, type Queryable } from '../../db/queryable.js';
 import type { CampaignsTable } from '../../db/schema.js';
+import { contactIdOfLookupSql, type LeadLookup } from '../contacts/lead-lookup.js';
 
 /** What a cancel's answer rests on, read by the statement that cancels (cancel.service.ts decides). */
 export interface CancelFacts {
@@ -31,18 +33,13 @@ export async function cancelPendingSend(
   engine: Engine,
   accountId: string,
   campaignId: string,
-  contactId: RawBuilder<string | null>,
+  lead: LeadLookup | undefined,
   now: number,
 ): Promise<CancelFacts> {
   const q = kyselyOf(db);
-  const campaign = sql`select id, schedule from campaigns where account_id = ${accountId} and id = ${campaignId} and deleted_at is null`;
-  const cancel = sql`
-    update sends set status = 'cancelled', updated_at = ${now}
-     where account_id = ${accountId} and status = 'pending'
-       and campaign_id = (select id from (${campaign}) live where schedule = 'api')
-       and contact_id = ${contactId}
-    returning id`;
-  const facts = sql`(select schedule from (${campaign}) live) as schedule, ${contactId} as contact_id`;
+  // The text depends only on how the lead is looked up (db/constant-statements.ts): compiled once per kind.
+  const [kind, value] = lead === undefined ? ['none', undefined] : Object.entries(lead)[0]!;
+  const values = { accountId, campaignId, now, lead: value };
   type Row = { schedule: CampaignsTable['schedule'] | null; contact_id: string | null };
   const factsOf = (row: Row | undefined, cancelled: boolean): CancelFacts => ({
     schedule: row?.schedule ?? undefined,
@@ -50,10 +47,33 @@ export async function cancelPendingSend(
     cancelled,
   });
   if (engine === 'postgres') {
-    const { rows } = await sql<Row & { cancelled: number | string }>`
-      with cancelled as (${cancel}) select ${facts}, (select count(*) from cancelled) as cancelled`.execute(q);
+    const { rows } = await STATEMENTS.run(q, `cancel ${kind}`, values, (bind) => {
+      const { cancel, facts } = cancelSql(bind, kind);
+      return sql<
+        Row & { cancelled: number | string }
+      >`with cancelled as (${cancel}) select ${facts}, (select count(*) from cancelled) as cancelled`;
+    });
     return factsOf(rows[0], Number(rows[0]?.cancelled) > 0);
   }
-  const cancelled = (await cancel.execute(q)).rows.length > 0;
-  return factsOf((await sql<Row>`select ${facts}`.execute(q)).rows[0], cancelled);
+  const cancelled = (await STATEMENTS.run(q, `update ${kind}`, values, (bind) => cancelSql(bind, kind).cancel)).rows.length > 0;
+  const facts = await STATEMENTS.run(q, `facts ${kind}`, values, (bind) => sql<Row>`select ${cancelSql(bind, kind).facts}`);
+  return factsOf(facts.rows[0], cancelled);
+}
+
+const STATEMENTS = new StatementShapes();
+
+/** The cancel's update and the facts it reports, with the call's values bound by name. */
+function cancelSql(bind: Bind, kind: string) {
+  const accountId = bind('accountId') as string;
+  const lookup = kind === 'none' ? undefined : ({ [kind]: bind('lead') } as LeadLookup);
+  const contactId = contactIdOfLookupSql(accountId, lookup);
+  const campaign = sql`select id, schedule from campaigns where account_id = ${accountId} and id = ${bind('campaignId')} and deleted_at is null`;
+  const cancel = sql<{ id: string }>`
+    update sends set status = 'cancelled', updated_at = ${bind('now')}
+     where account_id = ${accountId} and status = 'pending'
+       and campaign_id = (select id from (${campaign}) live where schedule = 'api')
+       and contact_id = ${contactId}
+    returning id`;
+  const facts = sql`(select schedule from (${campaign}) live) as schedule, ${contactId} as contact_id`;
+  return { cancel, facts };
 }

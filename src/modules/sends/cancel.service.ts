@@ -1,7 +1,7 @@
 import type { Db } from '../../db/connect.js';
 import { inWriteUnit } from '../../db/write-unit.js';
 import { AppError } from '../../errors.js';
-import { contactIdOfLeadString } from '../contacts/lead-lookup.js';
+import { leadLookupOf } from '../contacts/lead-lookup.js';
 import { type IdempotentRequest, oncePerKey } from '../idempotency/idempotency.service.js';
 import { cancelPendingSend } from './cancel.repo.js';
 import type { CancelInput, CancelResult } from './sends.schemas.js';
@@ -27,8 +27,7 @@ export async function cancelSend(
     db,
     (q) =>
       oncePerKey(q, key, async () => {
-        const lead = contactIdOfLeadString(accountId, input.lead);
-        const facts = await cancelPendingSend(q, db.engine, accountId, input.campaignId, lead, now);
+        const facts = await cancelPendingSend(q, db.engine, accountId, input.campaignId, leadLookupOf(input.lead), now);
         // cancelPendingSend's guard cancels nothing in any of these three cases.
         if (facts.schedule === undefined) throw new AppError('CAMPAIGN_NOT_FOUND');
         if (facts.schedule !== 'api') throw new AppError('CAMPAIGN_NOT_API');
