@@ -48,7 +48,7 @@ const queuesWebhooks = (campaign: Campaign) => CHANNEL_REGISTRY[campaign.channel
 /** Assembles one Herald process for its role. */
 export async function startHerald(options: HeraldOptions): Promise<Herald> {
   const { config, logger, role } = options;
-  const db = await openDatabase(config, { checkpointThread: true });
+  const db = await openDatabase(config);
   const worksSends = role !== 'api';
   const servesHttp = role !== 'worker';
   const metrics = new HeraldMetrics(db, { role, version: VERSION });

@@ -9,7 +9,6 @@ import { GroupStatements } from './group-statements.js';
 import { migrateToLatest } from './migrate.js';
 import { preparingClient } from './prepared-statements.js';
 import type { Database } from './schema.js';
-import { WalCheckpoints } from './wal-checkpoints.js';
 import { WalSync } from './wal-sync.js';
 
 export type Engine = 'sqlite' | 'postgres';
@@ -29,8 +28,6 @@ export interface Db {
   readonly walSync?: WalSync;
   /** SQLite only: the group commit's own statements, run without Kysely (db/group-statements.ts). */
   readonly groupStatements?: GroupStatements;
-  /** SQLite only: WAL checkpoints on a thread of their own, when openDatabase was asked for them (db/wal-checkpoints.ts). */
-  readonly walCheckpoints?: WalCheckpoints;
   close(): Promise<void>;
 }
 
@@ -42,8 +39,7 @@ pg.types.setTypeParser(1700, (value: string) => Number(value));
 /** Opens the configured database and brings its schema up to date. */
 export async function openDatabase(
   config: Pick<Config, 'databaseUrl' | 'dataDir'> & Partial<Pick<Config, 'databasePoolSize' | 'databasePreparedStatements'>>,
-  /** checkpointThread: SQLite's WAL checkpoints off the event loop (the server's processes; db/wal-checkpoints.ts). */
-  options: { poolSize?: number; checkpointThread?: boolean } = {},
+  options: { poolSize?: number } = {},
 ): Promise<Db> {
   const poolSize = options.poolSize ?? config.databasePoolSize ?? DEFAULT_DATABASE_POOL_SIZE;
   const db = config.databaseUrl
@@ -53,7 +49,6 @@ export async function openDatabase(
     await migrateToLatest(db.kysely);
     // After the migrations the WAL file exists; if it cannot be opened, commits sync themselves.
     await db.walSync?.open();
-    if (options.checkpointThread) db.walCheckpoints?.start();
   } catch (err) {
     await db.close();
     throw err;
@@ -74,17 +69,13 @@ function openSqlite(dataDir: string): Db {
   file.pragma('foreign_keys = ON');
   const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(file) }) });
   const walSync = new WalSync(`${path}-wal`);
-  const walCheckpoints = new WalCheckpoints(path, file);
   return {
     kysely,
     priority: kysely,
     engine: 'sqlite',
     walSync,
     groupStatements: new GroupStatements(file),
-    walCheckpoints,
     close: async () => {
-      // The checkpoint thread's connection first: the main one, closing last, checkpoints the rest.
-      await walCheckpoints.close();
       await kysely.destroy();
       await walSync.close();
     },
