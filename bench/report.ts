@@ -140,7 +140,7 @@ export function dispatchRow(engine: Engine, result: DispatchResult, paced: boole
     ratio,
     target: targets.join(', '),
     verdict: targets.length === 0 && clean ? '' : ok && clean ? 'PASS' : 'MISS',
-    note: `${result.cpuMsPerSend.toFixed(1)} ms CPU per send${clean ? '' : `; ${result.failed} not sent, ${result.missing} missing at the sink`}`,
+    note: `${result.cpuMsPerSend.toFixed(2)} ms CPU per send${clean ? '' : `; ${result.failed} not sent, ${result.missing} missing at the sink`}`,
   };
 }
 

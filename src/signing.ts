@@ -29,7 +29,22 @@ export function verifyToken(secret: string, purpose: string, token: string): str
 }
 
 function mac(secret: string, purpose: string, body: string): string {
-  return createHmac('sha256', deriveKey(secret, `signed-token:${purpose}`))
-    .update(body)
-    .digest('base64url');
+  return createHmac('sha256', keyOf(secret, purpose)).update(body).digest('base64url');
+}
+
+/**
+ * The purpose's key, derived once per secret and purpose instead of once per token: a message
+ * signs several (unsubscribe, open pixel, each tracked link), and the derivation is an HMAC of its
+ * own. A handful of purposes, one secret per process (tests use a few): the map stays tiny.
+ */
+const keys = new Map<string, Buffer>();
+
+function keyOf(secret: string, purpose: string): Buffer {
+  const id = `${purpose}\u0000${secret}`;
+  let key = keys.get(id);
+  if (!key) {
+    key = deriveKey(secret, `signed-token:${purpose}`);
+    keys.set(id, key);
+  }
+  return key;
 }
