@@ -1,0 +1,206 @@
+/**
+ * CPU per request on the peers harness's HTTP lines (../shared/peers), one target at a time: the
+ * built Herald (`npm run build` first) on SQLite or PostgreSQL, or one of the harness's peers. The
+ * harness prints rates; this prints what each request cost: the API process's CPU and the database
+ * server's (every `postgres` process on this machine, plus `redis-server` for the BullMQ peer),
+ * read from /proc before and after each line. Use it on an otherwise quiet machine.
+ *
+ *   node bench/harness-lines.mjs sqlite|postgres|graphile|bullmq [lines]
+ *     lines: comma-separated of create,update,immediate,delay,cancel (default all)
+ *     env: PG_URL (postgres://postgres@127.0.0.1:5432), PEERS_DIR (../shared/peers), SECONDS (5),
+ *          PROFILE_DIR (a --cpu-prof profile of the API process)
+ *
+ * Like the harness: 1,000 contacts seeded, 10 connections, 1 s of warm-up then SECONDS, a bare
+ * Fastify echo (the harness's own) measured before and after every line; an immediate and a 300 s
+ * delay email campaign; `RATE_LIMIT_*` at 1,000,000.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import autocannon from 'autocannon';
+import pg from 'pg';
+
+const [target = 'sqlite', lineList = 'create,update,immediate,delay,cancel'] = process.argv.slice(2);
+const peer = target === 'graphile' || target === 'bullmq';
+const usesPostgres = target !== 'sqlite';
+const PG_URL = process.env.PG_URL ?? 'postgres://postgres@127.0.0.1:5432';
+const PEERS_DIR = resolve(process.env.PEERS_DIR ?? '../shared/peers');
+const SECONDS = Number(process.env.SECONDS ?? 5);
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** CPU time (µs) of the processes whose /proc/<pid>/stat matches. */
+function cpuMicros(match) {
+  let total = 0;
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      if (!match(pid, stat)) continue;
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      total += (Number(fields[11]) + Number(fields[12])) * 10_000; // utime + stime, in 10 ms ticks
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return total;
+}
+
+async function adminQuery(text) {
+  const client = new pg.Client({ connectionString: `${PG_URL}/postgres` });
+  await client.connect();
+  try {
+    await client.query(text);
+  } finally {
+    await client.end();
+  }
+}
+
+const dataDir = mkdtempSync(join(tmpdir(), 'herald-lines-'));
+const database = `herald_lines_${process.pid}`;
+const env = {
+  ...process.env,
+  HOST: '127.0.0.1',
+  LOG_LEVEL: 'warn',
+  RATE_LIMIT_PER_SECOND: '1000000',
+  RATE_LIMIT_BURST: '1000000',
+  DATA_DIR: dataDir,
+  HERALD_SECRET: randomBytes(32).toString('base64url'),
+  DATABASE_URL: '',
+};
+if (usesPostgres) {
+  await adminQuery(`create database ${database}`);
+  env.DATABASE_URL = `${PG_URL}/${database}`;
+}
+
+// Provisioned like the harness: the CLI for Herald; a peer takes its key and campaign ids as given.
+let key = `pk_${randomBytes(16).toString('hex')}`;
+let immediateId = 'cmp_immediate';
+let delayId = 'cmp_delay';
+if (!peer) {
+  const cli = (...args) => JSON.parse(execFileSync(process.execPath, ['bin/herald', ...args], { env }).toString());
+  const content = [
+    '--from',
+    'Bench <bench@example.com>',
+    '--subject',
+    'Hello {{ name }}',
+    '--html',
+    '<p>Hi {{ name }}</p>',
+    '--text',
+    'Hi {{ name }}',
+  ];
+  const account = cli('account', 'create', '--name', 'Bench', '--plan', 'pro', '--allowance', 'none').id;
+  key = cli(
+    'key',
+    'create',
+    '--account',
+    account,
+    '--name',
+    'bench',
+    '--scopes',
+    'leads:write,leads:read,events:write,campaigns:trigger',
+  ).key;
+  const campaign = (name, ...more) =>
+    cli('campaign', 'create', '--account', account, '--name', name, '--channel', 'email', ...more, ...content, '--activate').id;
+  immediateId = campaign('Bench immediate', '--mode', 'immediate');
+  delayId = campaign('Bench delay', '--mode', 'delay', '--delay', '300');
+}
+
+const port = 44000 + Math.floor(Math.random() * 900);
+const profile = process.env.PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.PROFILE_DIR}`] : [];
+const apiArgs = peer ? [join(PEERS_DIR, target, 'server.mjs')] : ['bin/herald', 'serve', '--role', 'api'];
+const peerEnv = {
+  PEER_API_KEY: key,
+  PEER_ACCOUNT_ID: 'acc_bench',
+  PEER_QUEUE_PREFIX: `lines_${process.pid}`,
+  PEER_QUEUE_NAME: 'send_http',
+};
+const api = spawn(process.execPath, [...profile, ...apiArgs], {
+  env: { ...env, ...peerEnv, PORT: String(port) },
+  stdio: ['ignore', 'inherit', 'inherit'],
+});
+const bare = spawn(process.execPath, [join(PEERS_DIR, 'lib/bare.mjs')], { env: { ...env, PORT: String(port + 1) }, stdio: 'inherit' });
+const url = `http://127.0.0.1:${port}`;
+for (let i = 0; i < 100; i++) {
+  try {
+    await fetch(`${url}/${peer ? 'health' : 'healthz'}`);
+    break;
+  } catch {
+    await sleep(100);
+  }
+}
+
+const headers = { 'x-service-api-key': key, 'content-type': 'application/json' };
+const tag = randomBytes(3).toString('hex');
+const seeded = Array.from({ length: 1000 }, (_, i) => `lead${i}-${tag}@bench.example.com`);
+for (let i = 0; i < seeded.length; i += 10) {
+  const batch = seeded.slice(i, i + 10).map((email, j) => ({ email, name: `Lead ${i + j}` }));
+  await Promise.all(
+    batch.map((body) => fetch(`${url}/api/leads`, { method: 'POST', headers, body: JSON.stringify(body) }).then((r) => r.text())),
+  );
+}
+
+const counters = {};
+const next = (name) => {
+  counters[name] = (counters[name] ?? 0) + 1;
+  return counters[name] - 1;
+};
+const unique = (prefix) => `${prefix}${next(prefix)}-${tag}@bench.example.com`;
+const seededOne = (name) => seeded[next(name) % seeded.length];
+/** Each line's path and body per target, as the harness sends them. */
+const LINES = {
+  create: () => ['/api/leads', { email: unique('new'), name: 'New Lead', tags: ['bench'] }],
+  update: () => ['/api/leads', { email: seededOne('update'), tags: [`wave ${(counters.update ?? 0) % 5}`] }],
+  immediate: () =>
+    peer
+      ? ['/api/trigger', { campaignId: immediateId, email: unique('trig'), name: 'Trigger Lead', mode: 'immediate' }]
+      : ['/api/campaigns/trigger', { campaignId: immediateId, lead: { email: unique('trig'), name: 'Trigger Lead' } }],
+  delay: () =>
+    peer
+      ? ['/api/trigger', { campaignId: delayId, email: seededOne('delay'), mode: 'delay', delaySeconds: 300 }]
+      : ['/api/campaigns/trigger', { campaignId: delayId, lead: { email: seededOne('delay') } }],
+  cancel: () =>
+    peer
+      ? ['/api/cancel', { campaignId: delayId, email: seededOne('cancel') }]
+      : ['/api/campaigns/cancel', { campaignId: delayId, lead: seededOne('cancel') }],
+};
+
+const load = (base, line, seconds) =>
+  new Promise((done, fail) => {
+    const path = line === 'echo' ? '/echo' : LINES[line]()[0];
+    const request = {
+      method: 'POST',
+      path,
+      headers,
+      setupRequest: (r) => ({ ...r, body: JSON.stringify(line === 'echo' ? { email: 'a@b.c' } : LINES[line]()[1]) }),
+    };
+    autocannon({ url: base, connections: 10, duration: seconds, requests: [request] }, (err, result) => (err ? fail(err) : done(result)));
+  });
+const bareRate = async () => (await load(`http://127.0.0.1:${port + 1}`, 'echo', 3)).requests.average;
+const apiCpu = () => cpuMicros((pid) => Number(pid) === api.pid);
+const serverCpu = () => (usesPostgres ? cpuMicros((_pid, stat) => stat.includes('(postgres)') || stat.includes('(redis-server)')) : 0);
+
+console.log(`${target}: req/s, % of the bare echo, CPU per request of the API process and of the database server (µs)`);
+let bareBefore = await bareRate();
+for (const line of lineList.split(',')) {
+  if (!LINES[line]) throw new Error(`unknown line '${line}'`);
+  await load(url, line, 1);
+  const [api0, server0] = [apiCpu(), serverCpu()];
+  const result = await load(url, line, SECONDS);
+  const [api1, server1] = [apiCpu(), serverCpu()];
+  const bareAfter = await bareRate();
+  const n = result.requests.total;
+  const ratio = (100 * result.requests.average) / ((bareBefore + bareAfter) / 2);
+  const server = usesPostgres ? ` + server ${Math.round((server1 - server0) / n)}` : '';
+  console.log(
+    `${line.padEnd(10)} ${String(Math.round(result.requests.average)).padStart(6)} req/s  ${ratio.toFixed(1).padStart(5)}%  API ${Math.round((api1 - api0) / n)}${server} µs  non-2xx ${result.non2xx}`,
+  );
+  bareBefore = bareAfter;
+}
+
+api.kill('SIGTERM');
+bare.kill('SIGTERM');
+await sleep(1500);
+if (usesPostgres) await adminQuery(`drop database ${database} with (force)`);
+rmSync(dataDir, { recursive: true, force: true });
