@@ -1,7 +1,7 @@
 import { type RawBuilder, sql } from 'kysely';
+import { onPostgres } from '../../db/constant-statements.js';
 import type { Tx } from '../../db/transaction.js';
 import { StaleRead } from '../../db/write-unit.js';
-import { isPostgres } from './contact-write-read.js';
 import * as repo from './contacts.repo.js';
 import { KPI_MAX_MICROS } from './kpi-values.js';
 
@@ -32,7 +32,7 @@ export interface ContactWritePlan {
  * since the read (its version moved, or it is gone): nothing was written then.
  */
 export function executeContactWrite(q: Tx, accountId: string, plan: ContactWritePlan): Promise<string[]> {
-  return isPostgres(q) ? inOneStatement(q, accountId, plan) : statementByStatement(q, accountId, plan);
+  return onPostgres(q) ? inOneStatement(q, accountId, plan) : statementByStatement(q, accountId, plan);
 }
 
 /** Every write to a contact lists it again (un-archives it), stamps it, and moves its version. */

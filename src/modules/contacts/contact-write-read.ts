@@ -15,8 +15,6 @@ export interface ContactWriteRead {
   kpiIds: string[];
 }
 
-export const isPostgres = (q: Tx): boolean => onPostgres(q);
-
 /**
  * The one read of a lead write, as SQL to run alone (readForContactWrite) or inside a caller's
  * statement (a trigger with a `lead` object reads its own state in the same statement, so both
@@ -64,7 +62,7 @@ export function contactWriteReadShape(v: ContactWriteReadValues): string {
 
 /** The read's SQL for one call's values, to run inside a caller's statement (PostgreSQL's create-first). */
 export function contactWriteReadSql(q: Tx, values: ContactWriteReadValues): ContactWriteReadSql {
-  return contactWriteReadParts(isPostgres(q), values, bindTo(values));
+  return contactWriteReadParts(onPostgres(q), values, bindTo(values));
 }
 
 /**
@@ -158,7 +156,7 @@ export async function readForContactWrite(q: Tx, values: ContactWriteReadValues)
     q,
     contactWriteReadShape(values),
     values,
-    (bind) => contactWriteReadStatement(contactWriteReadParts(isPostgres(q), values, bind))!,
+    (bind) => contactWriteReadStatement(contactWriteReadParts(onPostgres(q), values, bind))!,
   );
   return contactWriteReadOf(rows as ContactWriteReadRow[]);
 }

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { StatementShapes } from '../../db/constant-statements.js';
+import { onPostgres, StatementShapes } from '../../db/constant-statements.js';
 import type { Tx } from '../../db/transaction.js';
 import {
   type ContactWriteRead,
@@ -7,7 +7,6 @@ import {
   contactWriteReadOf,
   contactWriteReadParts,
   contactWriteReadShape,
-  isPostgres,
 } from '../contacts/contact-write-read.js';
 import type { PreparedContactWrite } from '../contacts/contacts.service.js';
 import { type TriggerState, type TriggerStateRow, triggerStateOf, triggerStateSqlOf, triggerStateValues } from './trigger-state.repo.js';
@@ -38,7 +37,7 @@ export async function readForLeadTrigger(
   // The two halves' names do not collide but for accountId, the same value in both.
   const values = { ...readValues, ...triggerStateValues(accountId, campaignId, now) };
   const result = await READS.run<TriggerStateRow & Partial<ContactWriteReadRow>>(q, contactWriteReadShape(readValues), values, (bind) => {
-    const read = contactWriteReadParts(isPostgres(q), readValues, bind);
+    const read = contactWriteReadParts(onPostgres(q), readValues, bind);
     const ctes = [...(read.with === undefined ? [] : [read.with]), sql`t as (${triggerStateSqlOf(bind, read.picked)})`];
     const rows = read.rows === undefined ? sql`(select cast(null as text) as kind) w on false` : sql`(${read.rows}) w on true`;
     return sql<TriggerStateRow & Partial<ContactWriteReadRow>>`with ${sql.join(ctes, sql`, `)}

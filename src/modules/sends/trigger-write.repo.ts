@@ -1,5 +1,6 @@
 import { type RawBuilder, sql } from 'kysely';
 import type { Engine } from '../../db/connect.js';
+import { onPostgres } from '../../db/constant-statements.js';
 import type { Tx } from '../../db/transaction.js';
 import { StaleRead } from '../../db/write-unit.js';
 import {
@@ -8,7 +9,6 @@ import {
   contactWriteStatement,
   executeContactWrite,
 } from '../contacts/contact-write-plan.js';
-import { isPostgres } from '../contacts/contact-write-read.js';
 import { insertSend, type NewSend } from './sends.repo.js';
 import type { TriggerGuard, TriggerPlan } from './trigger-plan.js';
 
@@ -142,7 +142,7 @@ export function applyTriggerWithContact(
   plan: TriggerPlan,
   optedOut: boolean,
 ): Promise<string[]> {
-  return isPostgres(q)
+  return onPostgres(q)
     ? withContactOnPostgres(q, accountId, contactPlan, plan, optedOut)
     : withContactOnSqlite(q, accountId, contactPlan, plan);
 }
