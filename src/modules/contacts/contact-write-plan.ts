@@ -124,8 +124,12 @@ export function contactWriteParts(
         : sql`${c} as (update contacts set ${touchSet(plan, contact)}
           where account_id = ${accountId} and ${which(contact.version)}${requires} returning id)`,
   ];
+  // A contact inserted by this statement has no addresses yet: its first is at 0, without the
+  // look-up (an index probe per address of every new contact).
   const nextPosition = (table: 'contact_emails' | 'contact_phones') =>
-    sql`coalesce((select max(position) from ${sql.table(table)} where account_id = ${accountId} and contact_id = ${c}.id), -1) + 1`;
+    contact.kind === 'insert'
+      ? sql`0`
+      : sql`coalesce((select max(position) from ${sql.table(table)} where account_id = ${accountId} and contact_id = ${c}.id), -1) + 1`;
   if (plan.email !== undefined) {
     parts.push(sql`${name('e')} as (insert into contact_emails (account_id, email, contact_id, position)
       select ${a}, cast(${plan.email} as text), ${c}.id, ${nextPosition('contact_emails')} from ${c})`);

@@ -71,12 +71,15 @@ export function contactWriteReadSql(q: Tx, values: ContactWriteReadValues): Cont
  * for the row lock). The text is decided on the shape of `values` (contactWriteReadShape) and
  * takes the values themselves through `bind`, so it can be compiled once per shape.
  *
- * On PostgreSQL the contact's row is read FOR UPDATE: alone (autocommit) the lock ends with
- * the statement and the version guard of the write is what protects the decision; inside a
- * caller's transaction (a trigger, a batch, an import) the lock is held to its commit, as the
- * touch that used to come first held it, so the guard cannot fail there.
+ * With `lock` (PostgreSQL) the contact's row is read FOR UPDATE: inside a caller's transaction
+ * (a trigger, a batch, an import) the lock is held to its commit, as the touch that used to
+ * come first held it, so the guard cannot fail there; inside the write's own statement
+ * (contact-write-first.ts) it is that statement's. A read that runs alone, autocommit, takes no
+ * lock (trigger-lead-read.ts): it would end with the statement, the write's version guard is
+ * what protects the decision, and a row lock turns the read into a transaction of its own, with
+ * a transaction id, a WAL record for the lock and a commit flushed to disk.
  */
-export function contactWriteReadParts(postgres: boolean, values: ContactWriteReadValues, bind: Bind): ContactWriteReadSql {
+export function contactWriteReadParts(lock: boolean, values: ContactWriteReadValues, bind: Bind): ContactWriteReadSql {
   const none = sql`cast(null as text)`;
   const accountId = bind('accountId');
   const owner: RawBuilder<unknown>[] = [];
@@ -116,9 +119,9 @@ export function contactWriteReadParts(postgres: boolean, values: ContactWriteRea
     return { with: undefined, rows: parts.length === 0 ? undefined : sql.join(parts, sql` union all `), picked: nobody };
   // SQLite's coalesce takes two arguments or more; coalesce gives the lookup order.
   const picked = (owner.length === 1 ? owner[0]! : sql`coalesce(${sql.join(owner, sql`, `)})`) as RawBuilder<string | null>;
-  const lock = postgres ? sql` for update` : sql``;
+  const forUpdate = lock ? sql` for update` : sql``;
   return {
-    with: sql`c as (select id, metadata, version from contacts where account_id = ${accountId} and id = ${picked}${lock})`,
+    with: sql`c as (select id, metadata, version from contacts where account_id = ${accountId} and id = ${picked}${forUpdate})`,
     // The contact row as the first part.
     rows: sql.join(
       [sql`select 'contact' as kind, id, metadata as a, ${none} as b, ${none} as c, version as n from c`, ...parts],

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { onPostgres, StatementShapes } from '../../db/constant-statements.js';
+import { StatementShapes } from '../../db/constant-statements.js';
 import type { Tx } from '../../db/transaction.js';
 import {
   type ContactWriteRead,
@@ -19,10 +19,12 @@ const READS = new StatementShapes();
  * (contact-write-read.ts: owners of the sent identifiers, the contact they pick, fields, KPIs)
  * and the trigger's state (trigger-state.repo.ts) for the contact the lookup order picks
  * (coalesce of the owners of id, email, phone). One statement is one snapshot, so both halves
- * describe the same contact, but for one case on PostgreSQL: the contact row is read FOR
- * UPDATE, and a lock that had to wait re-reads the row's newest version while the rest of the
- * statement keeps its snapshot; the caller compares the two versions (StaleRead when they
- * differ). The trigger state's row comes once, joined to each of the read's rows (few: the
+ * describe the same contact. The contact's row is not locked: on PostgreSQL this read runs
+ * alone, autocommit (trigger.service.ts; a retry in a transaction takes the general path), so a
+ * lock would end with the statement, and the write's guards (version, updated_at, opt-out flag:
+ * trigger-write.repo.ts) are what catch a change since; a FOR UPDATE here made each trigger for
+ * a known contact a transaction of its own (a transaction id, a WAL record for the lock, a
+ * commit flushed to disk). The trigger state's row comes once, joined to each of the read's rows (few: the
  * contact, one per identifier, the fields and KPIs named). The text depends only on the shape of
  * the lead's read (contactWriteReadShape): compiled once per shape (db/constant-statements.ts).
  */
@@ -37,7 +39,7 @@ export async function readForLeadTrigger(
   // The two halves' names do not collide but for accountId, the same value in both.
   const values = { ...readValues, ...triggerStateValues(accountId, campaignId, now) };
   const result = await READS.run<TriggerStateRow & Partial<ContactWriteReadRow>>(q, contactWriteReadShape(readValues), values, (bind) => {
-    const read = contactWriteReadParts(onPostgres(q), readValues, bind);
+    const read = contactWriteReadParts(false, readValues, bind);
     const ctes = [...(read.with === undefined ? [] : [read.with]), sql`t as (${triggerStateSqlOf(bind, read.picked)})`];
     const rows = read.rows === undefined ? sql`(select cast(null as text) as kind) w on false` : sql`(${read.rows}) w on true`;
     return sql<TriggerStateRow & Partial<ContactWriteReadRow>>`with ${sql.join(ctes, sql`, `)}

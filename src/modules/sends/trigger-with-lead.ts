@@ -1,7 +1,6 @@
 import type { Tx } from '../../db/transaction.js';
-import { StaleRead } from '../../db/write-unit.js';
 import type { LeadInput } from '../contacts/contacts.schemas.js';
-import { contactPickedBy, type PreparedContactWrite, prepareContactWrite } from '../contacts/contacts.service.js';
+import { type PreparedContactWrite, prepareContactWrite } from '../contacts/contacts.service.js';
 import { readForLeadTrigger } from './trigger-lead-read.js';
 import { decideTrigger, requireTriggerable, type TriggerDecision } from './trigger-plan.js';
 import { readTriggerState, type TriggerContact } from './trigger-state.repo.js';
@@ -33,12 +32,9 @@ export async function triggerWithLeadObject(
     throw err;
   }
   const { read, state } = await readForLeadTrigger(q, accountId, campaignId, prepared, now);
-  const picked = contactPickedBy(read);
   requireTriggerable(state.campaign);
   if (state.allowance !== null) return undefined;
   const contactWrite = prepared.decide(read, now);
-  // The two reads saw one contact only if they saw the same version of it.
-  if (picked !== undefined && state.contact?.version !== read.contact?.version) throw new StaleRead('contact');
   const { plan } = contactWrite;
   // The contact as the trigger's rules see it once written: a first address becomes its primary.
   const contact: TriggerContact =
