@@ -8,7 +8,7 @@
  *   node bench/harness-lines.mjs sqlite|postgres|graphile|bullmq [lines]
  *     lines: comma-separated of create,update,immediate,delay,cancel (default all)
  *     env: PG_URL (postgres://postgres@127.0.0.1:5432), PEERS_DIR (../shared/peers), SECONDS (5),
- *          PROFILE_DIR (a --cpu-prof profile of the API process)
+ *          PROFILE_DIR (a --cpu-prof profile of the API process), PROFILE_INTERVAL (its sampling interval, µs; 1000)
  *
  * Like the harness: 1,000 contacts seeded, 10 connections, 1 s of warm-up then SECONDS, a bare
  * Fastify echo (the harness's own) measured before and after every line; an immediate and a 300 s
@@ -108,7 +108,9 @@ if (!peer) {
 }
 
 const port = 44000 + Math.floor(Math.random() * 900);
-const profile = process.env.PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.PROFILE_DIR}`] : [];
+const profile = process.env.PROFILE_DIR
+  ? ['--cpu-prof', `--cpu-prof-dir=${process.env.PROFILE_DIR}`, `--cpu-prof-interval=${process.env.PROFILE_INTERVAL ?? 1000}`]
+  : [];
 const apiArgs = peer ? [join(PEERS_DIR, target, 'server.mjs')] : ['bin/herald', 'serve', '--role', 'api'];
 const peerEnv = {
   PEER_API_KEY: key,
