@@ -53,6 +53,12 @@ export const bindTo =
   (name, index) =>
     index === undefined ? values[name] : (values[name] as readonly unknown[])[index];
 
+/** `bind` with every name prefixed: one SQL definition used twice in a statement, each use with values of its own. */
+export const bindPrefixed =
+  (bind: Bind, prefix: string): Bind =>
+  (name, index) =>
+    bind(prefix + name, index);
+
 /** A call's value in a compiled shape: Kysely keeps it as the parameter it stands for. */
 class Slot {
   constructor(
