@@ -1,5 +1,5 @@
 import { type RawBuilder, sql } from 'kysely';
-import { bindPrefixed, onPostgres, StatementShapes } from '../../db/constant-statements.js';
+import { bindIn, onPostgres, StatementShapes } from '../../db/constant-statements.js';
 import type { Tx } from '../../db/transaction.js';
 import {
   type ContactWritePlan,
@@ -56,29 +56,26 @@ export async function writeUnlessRead(
   const ifFound = plans.ifFound && contactWriteShapeOf(plans.ifFound);
   // The text depends on the read's shape and each plan's (db/constant-statements.ts): compiled once per combination.
   const shape = `${contactWriteReadShape(read)} ${ifNobody ? contactWriteShapeKey(ifNobody) : '-'} ${ifFound ? contactWriteShapeKey(ifFound) : '-'}`;
-  // Each plan's values under a prefix of its own: the read's names and the two plans' would collide.
+  // The read's and each plan's values in groups of their own: their names would collide.
   const values = {
-    ...read,
-    ...(plans.ifNobody && contactWriteValues(accountId, plans.ifNobody, 'n.')),
-    ...(plans.ifFound && contactWriteValues(accountId, plans.ifFound, 'u.')),
+    read,
+    n: plans.ifNobody && contactWriteValues(accountId, plans.ifNobody),
+    u: plans.ifFound && contactWriteValues(accountId, plans.ifFound),
   };
   const { rows } = await STATEMENTS.run(q, shape, values, (bind) => {
-    const parts: RawBuilder<unknown>[] = [sql`r as (${contactWriteReadStatement(contactWriteReadParts(onPostgres(q), read, bind))})`];
+    const parts: RawBuilder<unknown>[] = [
+      sql`r as (${contactWriteReadStatement(contactWriteReadParts(onPostgres(q), read, bindIn(bind, 'read')))})`,
+    ];
     const results: RawBuilder<unknown>[] = [];
     const written: RawBuilder<unknown>[] = [];
     if (ifNobody) {
-      const create = contactWriteParts(bindPrefixed(bind, 'n.'), ifNobody, { insertOnlyIf: sql`not exists (select 1 from r)` });
+      const create = contactWriteParts(bindIn(bind, 'n'), ifNobody, { insertOnlyIf: sql`not exists (select 1 from r)` });
       parts.push(...create.parts);
       results.push(...create.results);
       written.push(sql`not exists (select 1 from c)`);
     }
     if (ifFound) {
-      const update = contactWriteParts(
-        bindPrefixed(bind, 'u.'),
-        ifFound,
-        { updateFound: sql`(select id from r where kind = 'contact')` },
-        'u_',
-      );
+      const update = contactWriteParts(bindIn(bind, 'u'), ifFound, { updateFound: sql`(select id from r where kind = 'contact')` }, 'u_');
       parts.push(...update.parts);
       results.push(...update.results);
       written.push(sql`not exists (select 1 from u_c)`);

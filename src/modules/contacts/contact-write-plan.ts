@@ -78,13 +78,10 @@ export function contactWriteShapeKey(s: ContactWriteShape): string {
   return `${s.insert ? 'I' : 'U'}${s.name ? 'n' : '-'}${s.metadata ? 'm' : '-'}${s.email ? 'e' : '-'}${s.phone ? 'p' : '-'}${s.tagsRemove ? 'r' : '-'}${s.tagsAdd ? 't' : '-'}${s.fieldSets ? 'f' : '-'}${s.fieldClears ? 'c' : '-'}${s.kpis ? 'k' : '-'}${s.note ? 'o' : '-'}${s.tracker ? 'x' : '-'}`;
 }
 
-/**
- * What a plan's statement binds, by name (contactWriteParts): `prefix` starts every name, for a
- * statement that holds two plans (contact-write-first.ts) or a caller's own values beside them.
- */
-export function contactWriteValues(accountId: string, plan: ContactWritePlan, prefix = ''): BindValues {
+/** What a plan's statement binds, by name (contactWriteParts). */
+export function contactWriteValues(accountId: string, plan: ContactWritePlan): BindValues {
   const contact = plan.contact;
-  const values: Record<string, unknown> = {
+  return {
     accountId,
     contactId: plan.contactId,
     now: plan.now,
@@ -105,10 +102,6 @@ export function contactWriteValues(accountId: string, plan: ContactWritePlan, pr
     noteBy: plan.note?.createdBy,
     tracker: plan.tracker,
   };
-  if (prefix === '') return values;
-  const prefixed: Record<string, unknown> = {};
-  for (const name in values) prefixed[prefix + name] = values[name];
-  return prefixed;
 }
 
 /** Every write to a contact lists it again (un-archives it), stamps it, and moves its version. */

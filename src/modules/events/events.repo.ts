@@ -33,13 +33,13 @@ export async function insertEventForContact(
   contactSelect: (accountId: string, lead: EventLead) => RawBuilder<{ contact_id: string }>,
 ): Promise<string | undefined> {
   const [kind, value] = 'id' in lead ? ['id', lead.id] : ['tracker', lead.tracker];
-  const values = { ...event, accountId, lead: value };
+  const values = { event, accountId, lead: value };
   const { rows } = await STATEMENTS.run(kyselyOf(db), kind, values, (bind) => {
     const contact = contactSelect(bind('accountId') as string, { [kind]: bind('lead') } as EventLead);
     return sql<{ contact_id: string }>`
       insert into events (id, account_id, contact_id, type, value, metadata, url, created_at)
-      select cast(${bind('id')} as text), cast(${bind('accountId')} as text), named.contact_id, cast(${bind('type')} as text),
-             cast(${bind('value')} as text), cast(${bind('metadata')} as text), cast(${bind('url')} as text), cast(${bind('created_at')} as bigint)
+      select cast(${bind('event.id')} as text), cast(${bind('accountId')} as text), named.contact_id, cast(${bind('event.type')} as text),
+             cast(${bind('event.value')} as text), cast(${bind('event.metadata')} as text), cast(${bind('event.url')} as text), cast(${bind('event.created_at')} as bigint)
         from (${contact}) named
       returning contact_id`;
   });

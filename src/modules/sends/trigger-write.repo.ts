@@ -1,6 +1,6 @@
 import { type RawBuilder, sql } from 'kysely';
 import type { Engine } from '../../db/connect.js';
-import { type Bind, constantStatement, onPostgres, StatementShapes } from '../../db/constant-statements.js';
+import { type Bind, bindIn, constantStatement, onPostgres, StatementShapes } from '../../db/constant-statements.js';
 import type { Tx } from '../../db/transaction.js';
 import { StaleRead } from '../../db/write-unit.js';
 import {
@@ -98,24 +98,10 @@ const SEND_COLUMNS = [
   'attempts',
 ] as const;
 
-/** What sendRowValues binds, by name (`send.` and the column). */
-function sendValues(send: NewSend) {
-  return {
-    'send.id': send.id,
-    'send.account_id': send.account_id,
-    'send.campaign_id': send.campaign_id,
-    'send.contact_id': send.contact_id,
-    'send.status': send.status,
-    'send.channel': send.channel,
-    'send.due_at': send.due_at,
-    'send.reason': send.reason ?? null,
-    'send.to_address': send.to_address ?? null,
-    'send.created_at': send.created_at,
-    'send.trigger_data': send.trigger_data ?? null,
-  };
-}
-
-/** A new send's row as SQL values, in SEND_COLUMNS' order (typed: they are selected, not inserted as values). */
+/**
+ * A new send's row as SQL values, in SEND_COLUMNS' order (typed: they are selected, not inserted
+ * as values), bound from the group `send` of the call's values (the NewSend itself).
+ */
 function sendRowValues(bind: Bind): RawBuilder<unknown> {
   const text = (column: keyof NewSend) => sql`cast(${bind(`send.${column}`)} as text)`;
   const bigint = (column: keyof NewSend) => sql`cast(${bind(`send.${column}`)} as bigint)`;
@@ -141,13 +127,14 @@ const sendColumns = () => sql.join(SEND_COLUMNS.map((c) => sql.ref(c)));
 async function insertGuardedOnPostgres(q: Tx, send: NewSend, guard: TriggerGuard): Promise<void> {
   const { contactWrite } = guard;
   const allowance = guard.allowance !== undefined;
-  const values = { ...guardValues(guard), ...sendValues(send) };
+  const values = { guard: guardValues(guard), send };
   const { rows } = await STATEMENTS.run(q, `guarded ${contactWrite} ${allowance}`, values, (bind) => {
+    const guarded = bindIn(bind, 'guard');
     // The account's lock comes after the contact's (`exists` runs the contact guard first), the
     // order lockContact then lockAccount kept before: no deadlock between two triggers.
-    const room = allowance ? sql`, room as (${allowanceGuard(bind, sql`and exists (select 1 from guard)`)})` : sql``;
+    const room = allowance ? sql`, room as (${allowanceGuard(guarded, sql`and exists (select 1 from guard)`)})` : sql``;
     return sql<{ id: string }>`
-      with guard as (${contactGuard(bind, contactWrite, 'postgres')})${room},
+      with guard as (${contactGuard(guarded, contactWrite, 'postgres')})${room},
       sent as (
         insert into sends (${sendColumns()})
         select ${sendRowValues(bind)} from guard ${allowance ? sql`cross join room` : sql``}
@@ -207,27 +194,22 @@ async function withContactOnPostgres(
 ): Promise<string[]> {
   const shape = contactWriteShapeOf(contactPlan);
   if (plan.kind === 'restart' && shape.insert) throw new Error('a restart is of an existing contact');
+  // The plan's values, and the restart's or the new send's, in groups of their own.
   const values = {
-    ...contactWriteValues(accountId, contactPlan),
+    plan: contactWriteValues(accountId, contactPlan),
     optedOut: optedOut ? 1 : 0,
-    ...(plan.kind === 'restart'
-      ? {
-          'restart.accountId': plan.accountId,
-          'restart.sendId': plan.sendId,
-          'restart.dueAt': plan.dueAt,
-          'restart.triggerData': plan.triggerData,
-          'restart.now': plan.now,
-        }
-      : sendValues(plan.send)),
+    restart: plan.kind === 'restart' ? plan : undefined,
+    send: plan.kind === 'insert' ? plan.send : undefined,
   };
   const { rows } = await STATEMENTS.run(q, `with contact ${plan.kind} ${contactWriteShapeKey(shape)}`, values, (bind) => {
+    const planned = bindIn(bind, 'plan');
     const optOutAsRead = sql`opted_out = ${bind('optedOut')}`;
     const extras: ContactWriteExtras =
       plan.kind === 'restart'
         ? {
             before: [
-              sql`lk as (select id from contacts where account_id = ${bind('accountId')} and id = ${bind('contactId')}
-                and version = ${bind('version')} and ${optOutAsRead} for update)`,
+              sql`lk as (select id from contacts where account_id = ${planned('accountId')} and id = ${planned('contactId')}
+                and version = ${planned('version')} and ${optOutAsRead} for update)`,
               sql`r as (update sends set due_at = cast(${bind('restart.dueAt')} as bigint), trigger_data = cast(${bind('restart.triggerData')} as text),
                 updated_at = cast(${bind('restart.now')} as bigint)
               where account_id = ${bind('restart.accountId')} and id = ${bind('restart.sendId')} and status = 'pending' and exists (select 1 from lk) returning id)`,
@@ -238,7 +220,7 @@ async function withContactOnPostgres(
             requires: optOutAsRead,
             after: [sql`sent as (insert into sends (${sendColumns()}) select ${sendRowValues(bind)} from c returning id)`],
           };
-    return contactWriteStatement(bind, shape, extras) as RawBuilder<{ kind: string; id: string }>;
+    return contactWriteStatement(planned, shape, extras) as RawBuilder<{ kind: string; id: string }>;
   });
   if (!rows.some((r) => r.kind === 'contact')) throw new StaleRead(plan.kind === 'restart' ? 'contact or pending send' : 'contact');
   return rows.filter((r) => r.kind === 'kpi').map((r) => r.id);
