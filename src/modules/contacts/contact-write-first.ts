@@ -37,11 +37,12 @@ export type FirstOutcome = { written: 'created' | 'updated'; id: string } | { re
  * data-modifying CTE, the plan the rules decided for what it may find. `r` is the read
  * (contact-write-read.ts, of the values `read`, which must have rows: contactWriteReadHasRows).
  * The create (`ifNobody`) inserts only when `r` is empty; the update (`ifFound`, its CTEs named
- * `u_…`) writes the contact `r` picked and locked, with no version
- * guard: nothing the plan rests on is in the contact's row, and the update writes the row's
- * newest version. At most one of them writes; when neither does (someone found and no plan
- * for it, or the contact erased between the read's owner and its row) the statement returns
- * what it read for the usual decision and write, as without this.
+ * `u_…`) writes the contact `r` picked and locked, with no version guard: nothing the plan
+ * rests on is in the contact's row, and the update writes the row's newest version. At most
+ * one of them writes; when neither does (someone found and no plan for it, or the contact
+ * erased between the read's owner and its row) the statement returns what it read for the
+ * usual decision and write, as without this. The text depends only on the shapes of the read
+ * and of the two plans: compiled once per combination (db/constant-statements.ts).
  *
  * Two requests creating one new address both find nobody: the second insert of the address is
  * a unique violation, which fails its whole statement, and inWriteUnit runs that unit again.
@@ -54,7 +55,6 @@ export async function writeUnlessRead(
 ): Promise<FirstOutcome> {
   const ifNobody = plans.ifNobody && contactWriteShapeOf(plans.ifNobody);
   const ifFound = plans.ifFound && contactWriteShapeOf(plans.ifFound);
-  // The text depends on the read's shape and each plan's (db/constant-statements.ts): compiled once per combination.
   const shape = `${contactWriteReadShape(read)} ${ifNobody ? contactWriteShapeKey(ifNobody) : '-'} ${ifFound ? contactWriteShapeKey(ifFound) : '-'}`;
   // The read's and each plan's values in groups of their own: their names would collide.
   const values = {
