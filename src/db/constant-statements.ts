@@ -39,26 +39,35 @@ function numberedPlaceholders(text: string): string {
 }
 
 /**
- * Where a statement's SQL takes the values of a call from, by name (`bind('email')`) or by name
- * and position in a list (`bind('fieldKeys', 2)`): the values themselves (bindTo: the SQL is
- * built for this one call, to be run inside a caller's statement), or named slots (statements
- * compiled once per shape, StatementShapes).
+ * Where a statement's SQL takes the values of a call from: by name (`bind('email')`), by name
+ * and position in a list (`bind('fieldKeys', 2)`), or by a path into a group of values
+ * (`bind('send.id')`: `values.send.id`, bindIn). The SQL is written once against named slots
+ * and compiled once per shape (StatementShapes).
  */
 export type Bind = (name: string, index?: number) => unknown;
 
 export type BindValues = Readonly<Record<string, unknown>>;
 
-export const bindTo =
-  (values: BindValues): Bind =>
+/**
+ * `bind` for the values of one group of the call's (`values[group]`): one SQL definition used
+ * twice in a statement, or beside a caller's own values, each with values of its own. The
+ * group is an object the call already has or builds once: nothing is copied per call.
+ */
+export const bindIn =
+  (bind: Bind, group: string): Bind =>
   (name, index) =>
-    index === undefined ? values[name] : (values[name] as readonly unknown[])[index];
+    bind(`${group}.${name}`, index);
 
 /** A call's value in a compiled shape: Kysely keeps it as the parameter it stands for. */
 class Slot {
+  /** The name's path into the call's values (`a.b`: values.a.b), split once, when the shape is compiled. */
+  readonly path: readonly string[];
   constructor(
     readonly name: string,
     readonly index: number | undefined,
-  ) {}
+  ) {
+    this.path = name.split('.');
+  }
 }
 
 const bindSlots: Bind = (name, index) => new Slot(name, index);
@@ -96,7 +105,9 @@ export class StatementShapes {
 }
 
 function slotValue(values: BindValues, slot: Slot, shape: string): unknown {
-  const value = slot.index === undefined ? values[slot.name] : (values[slot.name] as readonly unknown[] | undefined)?.[slot.index];
+  let value: unknown = values;
+  for (const key of slot.path) value = (value as BindValues | undefined)?.[key];
+  if (slot.index !== undefined) value = (value as readonly unknown[] | undefined)?.[slot.index];
   if (value === undefined)
     throw new Error(`no value for ${slot.name}${slot.index === undefined ? '' : `[${slot.index}]`} (shape ${shape})`);
   return value;

@@ -1,6 +1,6 @@
-import { sql } from 'kysely';
 import pg from 'pg';
 import type { Logger } from 'pino';
+import { constantStatement } from './constant-statements.js';
 import { kyselyOf, type Queryable } from './queryable.js';
 
 /**
@@ -8,9 +8,11 @@ import { kyselyOf, type Queryable } from './queryable.js';
  * job runners of worker processes. SQLite has nothing of the kind (its workers poll).
  */
 
+const NOTIFY = constantStatement('select pg_notify(?, ?)');
+
 /** Sends `payload` to the listeners of `channel`. */
 export async function pgNotify(db: Queryable, channel: string, payload: string): Promise<void> {
-  await sql`select pg_notify(${channel}, ${payload})`.execute(kyselyOf(db));
+  await NOTIFY(kyselyOf(db), [channel, payload]);
 }
 
 export interface Listener {

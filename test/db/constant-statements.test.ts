@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import type { Db } from '../../src/db/connect.js';
-import { type Bind, StatementShapes } from '../../src/db/constant-statements.js';
+import { type Bind, bindIn, StatementShapes } from '../../src/db/constant-statements.js';
 import { ClockCache } from '../../src/lru.js';
 import { contactWriteReadValues, readForContactWrite } from '../../src/modules/contacts/contact-write-read.js';
 import { addEmail, addPhone, addTags, insertContact, listEmails, listPhones, listTags } from '../../src/modules/contacts/contacts.repo.js';
@@ -83,6 +83,23 @@ describe('constant statements', () => {
     const { rows } = await shapes.run(db.kysely, 'a', { a: 'one' }, build);
     assert.deepEqual(rows, [{ v: 'one' }]);
     await assert.rejects(shapes.run(db.kysely, 'a', { b: 'two' }, build), /no value for a/);
+  });
+
+  test('a group of values is bound by path: one definition used twice in a statement, each use with its own values', async () => {
+    const shapes = new StatementShapes();
+    // The same definition for two groups, as the lead write's two plans (contact-write-first.ts).
+    const part = (bind: Bind) => sql`cast(${bind('name')} as text) || '/' || cast(${bind('tags', 1)} as text)`;
+    const build = (bind: Bind) => sql<{ n: string; u: string }>`select ${part(bindIn(bind, 'n'))} as n, ${part(bindIn(bind, 'u'))} as u`;
+    for (const [n, u] of [
+      ['ada', 'bob'],
+      ['cy', 'di'],
+    ]) {
+      // The second round runs the text the first compiled, with its own values.
+      const values = { n: { name: n, tags: ['x', `${n}-tag`] }, u: { name: u, tags: ['y', `${u}-tag`] } };
+      const { rows } = await shapes.run(db.kysely, 'two groups', values, build);
+      assert.deepEqual(rows, [{ n: `${n}/${n}-tag`, u: `${u}/${u}-tag` }]);
+    }
+    await assert.rejects(shapes.run(db.kysely, 'two groups', { n: { name: 'ada', tags: ['x', 'y'] } }, build), /no value for u\.name/);
   });
 });
 

@@ -1,7 +1,22 @@
 import { type RawBuilder, sql } from 'kysely';
+import { bindIn, onPostgres, StatementShapes } from '../../db/constant-statements.js';
 import type { Tx } from '../../db/transaction.js';
-import { type ContactWritePlan, contactWriteParts } from './contact-write-plan.js';
-import { type ContactWriteRead, type ContactWriteReadRow, contactWriteReadOf } from './contact-write-read.js';
+import {
+  type ContactWritePlan,
+  contactWriteParts,
+  contactWriteShapeKey,
+  contactWriteShapeOf,
+  contactWriteValues,
+} from './contact-write-plan.js';
+import {
+  type ContactWriteRead,
+  type ContactWriteReadRow,
+  type ContactWriteReadValues,
+  contactWriteReadOf,
+  contactWriteReadParts,
+  contactWriteReadShape,
+  contactWriteReadStatement,
+} from './contact-write-read.js';
 
 /** What the rules decided before the read: the write if it finds nobody, and if it finds the contact. */
 export interface PlansBeforeRead {
@@ -20,12 +35,14 @@ export type FirstOutcome = { written: 'created' | 'updated'; id: string } | { re
 /**
  * A lead write in ONE statement on PostgreSQL (issue 12): the write's read and, in the same
  * data-modifying CTE, the plan the rules decided for what it may find. `r` is the read
- * (contact-write-read.ts). The create (`ifNobody`) inserts only when `r` is empty; the update
- * (`ifFound`, its CTEs named `u_…`) writes the contact `r` picked and locked, with no version
- * guard: nothing the plan rests on is in the contact's row, and the update writes the row's
- * newest version. At most one of them writes; when neither does (someone found and no plan
- * for it, or the contact erased between the read's owner and its row) the statement returns
- * what it read for the usual decision and write, as without this.
+ * (contact-write-read.ts, of the values `read`, which must have rows: contactWriteReadHasRows).
+ * The create (`ifNobody`) inserts only when `r` is empty; the update (`ifFound`, its CTEs named
+ * `u_…`) writes the contact `r` picked and locked, with no version guard: nothing the plan
+ * rests on is in the contact's row, and the update writes the row's newest version. At most
+ * one of them writes; when neither does (someone found and no plan for it, or the contact
+ * erased between the read's owner and its row) the statement returns what it read for the
+ * usual decision and write, as without this. The text depends only on the shapes of the read
+ * and of the two plans: compiled once per combination (db/constant-statements.ts).
  *
  * Two requests creating one new address both find nobody: the second insert of the address is
  * a unique violation, which fails its whole statement, and inWriteUnit runs that unit again.
@@ -33,28 +50,40 @@ export type FirstOutcome = { written: 'created' | 'updated'; id: string } | { re
 export async function writeUnlessRead(
   q: Tx,
   accountId: string,
-  read: RawBuilder<ContactWriteReadRow>,
+  read: ContactWriteReadValues,
   plans: PlansBeforeRead,
 ): Promise<FirstOutcome> {
-  const parts: RawBuilder<unknown>[] = [sql`r as (${read})`];
-  const results: RawBuilder<unknown>[] = [];
-  const written: RawBuilder<unknown>[] = [];
-  if (plans.ifNobody) {
-    const create = contactWriteParts(accountId, plans.ifNobody, { insertOnlyIf: sql`not exists (select 1 from r)` });
-    parts.push(...create.parts);
-    results.push(...create.results);
-    written.push(sql`not exists (select 1 from c)`);
-  }
-  if (plans.ifFound) {
-    const update = contactWriteParts(accountId, plans.ifFound, { updateFound: sql`(select id from r where kind = 'contact')` }, 'u_');
-    parts.push(...update.parts);
-    results.push(...update.results);
-    written.push(sql`not exists (select 1 from u_c)`);
-  }
-  // The read's rows as one JSON array (one column, like the statement's other result rows), when nothing was written.
-  results.push(sql`select 'read' as kind, cast(json_agg(r) as text) as id from r where ${sql.join([sql`true`, ...written], sql` and `)}`);
-  const statement = sql<{ kind: string; id: string | null }>`with ${sql.join(parts, sql`, `)} ${sql.join(results, sql` union all `)}`;
-  const { rows } = await statement.execute(q);
+  const ifNobody = plans.ifNobody && contactWriteShapeOf(plans.ifNobody);
+  const ifFound = plans.ifFound && contactWriteShapeOf(plans.ifFound);
+  const shape = `${contactWriteReadShape(read)} ${ifNobody ? contactWriteShapeKey(ifNobody) : '-'} ${ifFound ? contactWriteShapeKey(ifFound) : '-'}`;
+  // The read's and each plan's values in groups of their own: their names would collide.
+  const values = {
+    read,
+    n: plans.ifNobody && contactWriteValues(accountId, plans.ifNobody),
+    u: plans.ifFound && contactWriteValues(accountId, plans.ifFound),
+  };
+  const { rows } = await STATEMENTS.run(q, shape, values, (bind) => {
+    const parts: RawBuilder<unknown>[] = [
+      sql`r as (${contactWriteReadStatement(contactWriteReadParts(onPostgres(q), read, bindIn(bind, 'read')))})`,
+    ];
+    const results: RawBuilder<unknown>[] = [];
+    const written: RawBuilder<unknown>[] = [];
+    if (ifNobody) {
+      const create = contactWriteParts(bindIn(bind, 'n'), ifNobody, { insertOnlyIf: sql`not exists (select 1 from r)` });
+      parts.push(...create.parts);
+      results.push(...create.results);
+      written.push(sql`not exists (select 1 from c)`);
+    }
+    if (ifFound) {
+      const update = contactWriteParts(bindIn(bind, 'u'), ifFound, { updateFound: sql`(select id from r where kind = 'contact')` }, 'u_');
+      parts.push(...update.parts);
+      results.push(...update.results);
+      written.push(sql`not exists (select 1 from u_c)`);
+    }
+    // The read's rows as one JSON array (one column, like the statement's other result rows), when nothing was written.
+    results.push(sql`select 'read' as kind, cast(json_agg(r) as text) as id from r where ${sql.join([sql`true`, ...written], sql` and `)}`);
+    return sql<{ kind: string; id: string | null }>`with ${sql.join(parts, sql`, `)} ${sql.join(results, sql` union all `)}`;
+  });
   for (const row of rows) {
     if (row.kind === 'contact') return { written: 'created', id: row.id! };
     if (row.kind === 'u_contact') return { written: 'updated', id: row.id! };
@@ -62,3 +91,6 @@ export async function writeUnlessRead(
   const found = rows.find((row) => row.kind === 'read')?.id;
   return { read: contactWriteReadOf(found ? (JSON.parse(found) as ContactWriteReadRow[]) : []) };
 }
+
+/** The statements of writeUnlessRead, compiled once per shape. */
+const STATEMENTS = new StatementShapes();

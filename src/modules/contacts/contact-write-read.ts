@@ -1,5 +1,5 @@
 import { type RawBuilder, sql } from 'kysely';
-import { type Bind, bindTo, onPostgres, StatementShapes } from '../../db/constant-statements.js';
+import { type Bind, onPostgres, StatementShapes } from '../../db/constant-statements.js';
 import type { Tx } from '../../db/transaction.js';
 import type { FieldDefinition, IdentifierOwners } from './contacts.repo.js';
 import type { NormalizedLead } from './lead-input.js';
@@ -58,11 +58,6 @@ export function contactWriteReadValues(
 /** Every fact of the values the read's text depends on (contactWriteReadParts' decisions). */
 export function contactWriteReadShape(v: ContactWriteReadValues): string {
   return `${v.id === undefined ? '-' : 'i'}${v.email === undefined ? '-' : 'e'}${v.phone === undefined ? '-' : 'p'}:${v.fieldKeys.length}:${v.kpiIds.length}`;
-}
-
-/** The read's SQL for one call's values, to run inside a caller's statement (PostgreSQL's create-first). */
-export function contactWriteReadSql(q: Tx, values: ContactWriteReadValues): ContactWriteReadSql {
-  return contactWriteReadParts(onPostgres(q), values, bindTo(values));
 }
 
 /**

@@ -9,10 +9,8 @@ import { writeUnlessRead } from './contact-write-first.js';
 import { type ContactWritePlan, executeContactWrite } from './contact-write-plan.js';
 import {
   type ContactWriteRead,
-  type ContactWriteReadSql,
   type ContactWriteReadValues,
-  contactWriteReadSql,
-  contactWriteReadStatement,
+  contactWriteReadHasRows,
   contactWriteReadValues,
   readForContactWrite,
 } from './contact-write-read.js';
@@ -76,8 +74,6 @@ export interface PreparedContactWrite {
    * (whose rules need their definitions) only reads.
    */
   readOrWrite(q: Tx, accountId: string, now: number): Promise<{ written: ContactWriteResult } | { read: ContactWriteRead }>;
-  /** The same read as SQL, for a caller that runs it inside its own statement (contactWriteReadOf parses its rows). */
-  readSql(q: Tx, accountId: string): ContactWriteReadSql;
   /** What the read binds, for a caller that compiles it into its own statement once per shape (contactWriteReadParts). */
   readValues(accountId: string): ContactWriteReadValues;
   /** Throws 409 Identifier belongs to another contact, 400 (create without a name, metadata too large), or StaleRead. */
@@ -90,16 +86,15 @@ export function prepareContactWrite(input: LeadInput, at = ''): PreparedContactW
   const kpiIds = Object.keys(input.kpis ?? {});
   const prepared: PreparedContactWrite = {
     read: (q, accountId) => readForContactWrite(q, prepared.readValues(accountId)),
-    readSql: (q, accountId) => contactWriteReadSql(q, prepared.readValues(accountId)),
     readValues: (accountId) => contactWriteReadValues(accountId, lead, fieldKeys, kpiIds),
     async readOrWrite(q, accountId, now) {
       // Decided first, for each thing the read may find whose decision does not need what it reads.
       const definitions = fieldKeys.length > 0 || kpiIds.length > 0;
       const ifNobody = definitions ? undefined : decideBeforeRead({ owners: {}, fields: [], kpiIds: [] }, now);
       const ifFound = definitions || input.metadata !== undefined ? undefined : decideIfFoundBeforeRead(now);
-      const read = (ifNobody || ifFound) && contactWriteReadStatement(prepared.readSql(q, accountId));
-      if (!read) return { read: await prepared.read(q, accountId) };
-      const outcome = await writeUnlessRead(q, accountId, read, { ifNobody: ifNobody?.plan, ifFound: ifFound?.plan });
+      const values = prepared.readValues(accountId);
+      if (!(ifNobody || ifFound) || !contactWriteReadHasRows(values)) return { read: await readForContactWrite(q, values) };
+      const outcome = await writeUnlessRead(q, accountId, values, { ifNobody: ifNobody?.plan, ifFound: ifFound?.plan });
       if ('read' in outcome) return outcome;
       if (outcome.written === 'created') return { written: ifNobody!.result([]) };
       // The plan was decided for a placeholder id; the answer names the contact the statement updated.

@@ -154,7 +154,7 @@ const eventView = (row: EventRow): EventView => ({ id: row.id, leadId: row.conta
 /** Looks the contact up and inserts the event in one statement; nothing inserted: 404 Lead not found. */
 async function applyEvent(q: Tx, accountId: string, input: EventInput, occurredAt: number): Promise<EventView> {
   const event = eventFields(input, occurredAt);
-  const contactId = await insertEventForContact(q, accountId, event, contactIdSelectByIdOrTracker(accountId, leadOf(input)));
+  const contactId = await insertEventForContact(q, accountId, event, leadOf(input), contactIdSelectByIdOrTracker);
   if (contactId === undefined) throw new AppError('LEAD_NOT_FOUND');
   return eventView({ ...event, contact_id: contactId });
 }

@@ -1,6 +1,6 @@
 import { type RawBuilder, sql } from 'kysely';
 import type { CampaignMode, CampaignSchedule, Channel } from '../../contract/constants.js';
-import { type Bind, bindTo } from '../../db/constant-statements.js';
+import { type Bind, StatementShapes } from '../../db/constant-statements.js';
 import type { Tx } from '../../db/transaction.js';
 import type { Campaign } from '../campaigns/campaign.js';
 import { contactIdOfLookupSql, type LeadLookup } from '../contacts/lead-lookup.js';
@@ -86,19 +86,22 @@ export async function readTriggerState(
   lead: TriggerLead,
   now: number,
 ): Promise<TriggerState> {
-  const contactId: RawBuilder<string | null> = 'contactId' in lead ? sql`${lead.contactId}` : contactIdOfLookupSql(accountId, lead.lookup);
-  const { rows } = await triggerStateSql(accountId, campaignId, contactId, now).execute(q);
+  // The text depends only on how the contact is named (db/constant-statements.ts): compiled once per kind.
+  const [kind, contact] =
+    'contactId' in lead ? ['contactId', lead.contactId] : lead.lookup === undefined ? ['none', undefined] : Object.entries(lead.lookup)[0]!;
+  const values = { ...triggerStateValues(accountId, campaignId, now), contact };
+  const { rows } = await READS.run(q, kind, values, (bind) => {
+    const contactId: RawBuilder<string | null> =
+      kind === 'contactId'
+        ? sql`${bind('contact')}`
+        : contactIdOfLookupSql(bind('accountId') as string, kind === 'none' ? undefined : ({ [kind]: bind('contact') } as LeadLookup));
+    return triggerStateSqlOf(bind, contactId);
+  });
   return triggerStateOf(accountId, rows[0]);
 }
 
-/**
- * The select of readTriggerState, one row (none when the account does not exist), for the
- * contact whose id `contactId` gives (a scalar expression, null when none): a caller may run it
- * as a part of its own statement (trigger-lead-read.ts).
- */
-export function triggerStateSql(accountId: string, campaignId: string, contactId: RawBuilder<string | null>, now: number) {
-  return triggerStateSqlOf(bindTo(triggerStateValues(accountId, campaignId, now)), contactId);
-}
+/** readTriggerState's texts, one per kind of lead. */
+const READS = new StatementShapes();
 
 /** What triggerStateSqlOf binds, by name (db/constant-statements.ts, Bind). */
 export function triggerStateValues(accountId: string, campaignId: string, now: number) {
@@ -107,8 +110,11 @@ export function triggerStateValues(accountId: string, campaignId: string, now: n
 }
 
 /**
- * triggerStateSql with its values taken through `bind` (accountId, campaignId, monthStart:
- * triggerStateValues): one text whatever the values, so a caller can compile it once.
+ * The select of readTriggerState, one row (none when the account does not exist), for the
+ * contact whose id `contactId` gives (a scalar expression, null when none), with its values
+ * taken through `bind` (accountId, campaignId, monthStart: triggerStateValues): one text
+ * whatever the values, so a caller can compile it once, or run it as a part of its own
+ * statement (trigger-lead-read.ts).
  */
 export function triggerStateSqlOf(bind: Bind, contactId: RawBuilder<string | null>) {
   const accountId = bind('accountId');

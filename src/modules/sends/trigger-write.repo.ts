@@ -1,12 +1,15 @@
 import { type RawBuilder, sql } from 'kysely';
 import type { Engine } from '../../db/connect.js';
-import { onPostgres } from '../../db/constant-statements.js';
+import { type Bind, bindIn, constantStatement, onPostgres, StatementShapes } from '../../db/constant-statements.js';
 import type { Tx } from '../../db/transaction.js';
 import { StaleRead } from '../../db/write-unit.js';
 import {
   type ContactWriteExtras,
   type ContactWritePlan,
+  contactWriteShapeKey,
+  contactWriteShapeOf,
   contactWriteStatement,
+  contactWriteValues,
   executeContactWrite,
 } from '../contacts/contact-write-plan.js';
 import { insertSend, type NewSend } from './sends.repo.js';
@@ -25,30 +28,43 @@ export async function applyTriggerPlan(q: Tx, engine: Engine, plan: TriggerPlan)
   return insertGuardedOnSqlite(q, plan.send, plan.guard);
 }
 
+/** Still pending? Else a worker claimed it or it was cancelled: read again (re-entry may now reject). */
+const RESTART_PENDING_SEND = constantStatement<{ id: string }>(
+  `update sends set due_at = ?, trigger_data = ?, updated_at = ? where account_id = ? and id = ? and status = 'pending' returning id`,
+);
+
 async function restartPendingSend(q: Tx, plan: Extract<TriggerPlan, { kind: 'restart' }>): Promise<void> {
-  // Still pending? Else a worker claimed it or it was cancelled: read again (re-entry may now reject).
-  const row = await q
-    .updateTable('sends')
-    .set({ due_at: plan.dueAt, trigger_data: plan.triggerData, updated_at: plan.now })
-    .where('account_id', '=', plan.accountId)
-    .where('id', '=', plan.sendId)
-    .where('status', '=', 'pending')
-    .returning('id')
-    .executeTakeFirst();
-  if (!row) throw new StaleRead('pending send');
+  const { rows } = await RESTART_PENDING_SEND(q, [plan.dueAt, plan.triggerData, plan.now, plan.accountId, plan.sendId]);
+  if (rows.length === 0) throw new StaleRead('pending send');
+}
+
+/** The statements of this file, compiled once per shape and engine (db/constant-statements.ts). */
+const STATEMENTS = new StatementShapes();
+
+/** What contactGuard and allowanceGuard bind, by name. */
+function guardValues(guard: TriggerGuard) {
+  const { accountId, contact, allowance } = guard;
+  return {
+    accountId,
+    contactId: contact.id,
+    version: contact.version,
+    updatedAt: contact.updatedAt,
+    optedOut: contact.optedOut ? 1 : 0,
+    counted: allowance?.counted,
+    allowanceVersion: allowance?.version,
+  };
 }
 
 /**
  * The contact as read, or no row. PostgreSQL takes the row's lock (`for update` by the update,
  * `for share` by the check) and, when a concurrent write held it, re-checks the condition on
  * the newest version of the row: a lead write (which bumps the version and stamps updated_at),
- * an opt-out, an erase (no row) or another trigger's send all make it fail.
+ * an opt-out, an erase (no row) or another trigger's send all make it fail. Values: guardValues.
  */
-function contactGuard(guard: TriggerGuard, engine: Engine): RawBuilder<{ id: string }> {
-  const { accountId, contact } = guard;
-  const matches = sql`account_id = ${accountId} and id = ${contact.id} and version = ${contact.version}
-    and updated_at = ${contact.updatedAt} and opted_out = ${contact.optedOut ? 1 : 0}`;
-  if (guard.contactWrite === 'bump') return sql`update contacts set version = version + 1 where ${matches} returning id`;
+function contactGuard(bind: Bind, contactWrite: TriggerGuard['contactWrite'], engine: Engine): RawBuilder<{ id: string }> {
+  const matches = sql`account_id = ${bind('accountId')} and id = ${bind('contactId')} and version = ${bind('version')}
+    and updated_at = ${bind('updatedAt')} and opted_out = ${bind('optedOut')}`;
+  if (contactWrite === 'bump') return sql`update contacts set version = version + 1 where ${matches} returning id`;
   return sql`select id from contacts where ${matches} ${engine === 'postgres' ? sql`for share` : sql``}`;
 }
 
@@ -56,12 +72,12 @@ function contactGuard(guard: TriggerGuard, engine: Engine): RawBuilder<{ id: str
  * Room left under the allowance, counting one more send: this month's count as read, plus the
  * counted sends recorded since (allowance_version moved by as many; cancellations since only
  * make the bound safer). Re-checked under the account row's lock, so two triggers near the
- * limit never both pass, and those far from it never conflict.
+ * limit never both pass, and those far from it never conflict. Values: guardValues.
  */
-function allowanceGuard(accountId: string, allowance: NonNullable<TriggerGuard['allowance']>, after: RawBuilder<unknown>) {
+function allowanceGuard(bind: Bind, after: RawBuilder<unknown>) {
   return sql<{ id: string }>`update accounts set allowance_version = allowance_version + 1
-    where id = ${accountId} and allowance is not null
-      and cast(${allowance.counted} as bigint) + (allowance_version - cast(${allowance.version} as bigint)) < allowance
+    where id = ${bind('accountId')} and allowance is not null
+      and cast(${bind('counted')} as bigint) + (allowance_version - cast(${bind('allowanceVersion')} as bigint)) < allowance
       ${after}
     returning id`;
 }
@@ -82,23 +98,26 @@ const SEND_COLUMNS = [
   'attempts',
 ] as const;
 
-/** A new send's row as SQL values, in SEND_COLUMNS' order (typed: they are selected, not inserted as values). */
-function sendRowValues(send: NewSend): RawBuilder<unknown> {
-  const text = (v: string | null | undefined) => sql`cast(${v ?? null} as text)`;
-  const bigint = (v: number) => sql`cast(${v} as bigint)`;
+/**
+ * A new send's row as SQL values, in SEND_COLUMNS' order (typed: they are selected, not inserted
+ * as values), bound from the group `send` of the call's values (the NewSend itself).
+ */
+function sendRowValues(bind: Bind): RawBuilder<unknown> {
+  const text = (column: keyof NewSend) => sql`cast(${bind(`send.${column}`)} as text)`;
+  const bigint = (column: keyof NewSend) => sql`cast(${bind(`send.${column}`)} as bigint)`;
   return sql.join([
-    text(send.id),
-    text(send.account_id),
-    text(send.campaign_id),
-    text(send.contact_id),
-    text(send.status),
-    text(send.channel),
-    bigint(send.due_at),
-    text(send.reason),
-    text(send.to_address),
-    bigint(send.created_at),
-    bigint(send.created_at),
-    text(send.trigger_data),
+    text('id'),
+    text('account_id'),
+    text('campaign_id'),
+    text('contact_id'),
+    text('status'),
+    text('channel'),
+    bigint('due_at'),
+    text('reason'),
+    text('to_address'),
+    bigint('created_at'),
+    bigint('created_at'),
+    text('trigger_data'),
     sql`0`,
   ]);
 }
@@ -106,24 +125,32 @@ function sendRowValues(send: NewSend): RawBuilder<unknown> {
 const sendColumns = () => sql.join(SEND_COLUMNS.map((c) => sql.ref(c)));
 
 async function insertGuardedOnPostgres(q: Tx, send: NewSend, guard: TriggerGuard): Promise<void> {
-  // The account's lock comes after the contact's (`exists` runs the contact guard first), the
-  // order lockContact then lockAccount kept before: no deadlock between two triggers.
-  const room = guard.allowance
-    ? sql`, room as (${allowanceGuard(guard.accountId, guard.allowance, sql`and exists (select 1 from guard)`)})`
-    : sql``;
-  const { rows } = await sql<{ id: string }>`
-    with guard as (${contactGuard(guard, 'postgres')})${room},
-    sent as (
-      insert into sends (${sendColumns()})
-      select ${sendRowValues(send)} from guard ${guard.allowance ? sql`cross join room` : sql``}
-      returning id)
-    select id from sent`.execute(q);
-  if (rows.length === 0) throw new StaleRead(guard.allowance ? 'contact or allowance' : 'contact');
+  const { contactWrite } = guard;
+  const allowance = guard.allowance !== undefined;
+  const values = { guard: guardValues(guard), send };
+  const { rows } = await STATEMENTS.run(q, `guarded ${contactWrite} ${allowance}`, values, (bind) => {
+    const guarded = bindIn(bind, 'guard');
+    // The account's lock comes after the contact's (`exists` runs the contact guard first), the
+    // order lockContact then lockAccount kept before: no deadlock between two triggers.
+    const room = allowance ? sql`, room as (${allowanceGuard(guarded, sql`and exists (select 1 from guard)`)})` : sql``;
+    return sql<{ id: string }>`
+      with guard as (${contactGuard(guarded, contactWrite, 'postgres')})${room},
+      sent as (
+        insert into sends (${sendColumns()})
+        select ${sendRowValues(bind)} from guard ${allowance ? sql`cross join room` : sql``}
+        returning id)
+      select id from sent`;
+  });
+  if (rows.length === 0) throw new StaleRead(allowance ? 'contact or allowance' : 'contact');
 }
 
 async function insertGuardedOnSqlite(q: Tx, send: NewSend, guard: TriggerGuard): Promise<void> {
-  if ((await contactGuard(guard, 'sqlite').execute(q)).rows.length === 0) throw new StaleRead('contact');
-  if (guard.allowance && (await allowanceGuard(guard.accountId, guard.allowance, sql``).execute(q)).rows.length === 0) {
+  const values = guardValues(guard);
+  const { contactWrite } = guard;
+  if ((await STATEMENTS.run(q, `guard ${contactWrite}`, values, (bind) => contactGuard(bind, contactWrite, 'sqlite'))).rows.length === 0) {
+    throw new StaleRead('contact');
+  }
+  if (guard.allowance && (await STATEMENTS.run(q, 'allowance', values, (bind) => allowanceGuard(bind, sql``))).rows.length === 0) {
     throw new StaleRead('allowance');
   }
   await insertSend(q, send);
@@ -156,6 +183,7 @@ export function applyTriggerWithContact(
  * contact's write requires the restart: rows are taken contact first, then send, the order of
  * every other write of a trigger (the retry's transaction locks the contact first too), so two
  * of them no longer deadlock; and a contact that moved on writes nothing, the send included.
+ * Compiled once per kind of trigger write and shape of the contact's plan.
  */
 async function withContactOnPostgres(
   q: Tx,
@@ -164,27 +192,36 @@ async function withContactOnPostgres(
   plan: TriggerPlan,
   optedOut: boolean,
 ): Promise<string[]> {
-  const optOutAsRead = sql`opted_out = ${optedOut ? 1 : 0}`;
-  let extras: ContactWriteExtras;
-  if (plan.kind === 'restart') {
-    if (contactPlan.contact.kind !== 'update') throw new Error('a restart is of an existing contact');
-    extras = {
-      before: [
-        sql`lk as (select id from contacts where account_id = ${accountId} and id = ${contactPlan.contactId}
-            and version = ${contactPlan.contact.version} and ${optOutAsRead} for update)`,
-        sql`r as (update sends set due_at = cast(${plan.dueAt} as bigint), trigger_data = cast(${plan.triggerData} as text),
-            updated_at = cast(${plan.now} as bigint)
-          where account_id = ${plan.accountId} and id = ${plan.sendId} and status = 'pending' and exists (select 1 from lk) returning id)`,
-      ],
-      requires: sql`exists (select 1 from r)`,
-    };
-  } else {
-    extras = {
-      requires: optOutAsRead,
-      after: [sql`sent as (insert into sends (${sendColumns()}) select ${sendRowValues(plan.send)} from c returning id)`],
-    };
-  }
-  const { rows } = await sql<{ kind: string; id: string }>`${contactWriteStatement(accountId, contactPlan, extras)}`.execute(q);
+  const shape = contactWriteShapeOf(contactPlan);
+  if (plan.kind === 'restart' && shape.insert) throw new Error('a restart is of an existing contact');
+  // The plan's values, and the restart's or the new send's, in groups of their own.
+  const values = {
+    plan: contactWriteValues(accountId, contactPlan),
+    optedOut: optedOut ? 1 : 0,
+    restart: plan.kind === 'restart' ? plan : undefined,
+    send: plan.kind === 'insert' ? plan.send : undefined,
+  };
+  const { rows } = await STATEMENTS.run(q, `with contact ${plan.kind} ${contactWriteShapeKey(shape)}`, values, (bind) => {
+    const planned = bindIn(bind, 'plan');
+    const optOutAsRead = sql`opted_out = ${bind('optedOut')}`;
+    const extras: ContactWriteExtras =
+      plan.kind === 'restart'
+        ? {
+            before: [
+              sql`lk as (select id from contacts where account_id = ${planned('accountId')} and id = ${planned('contactId')}
+                and version = ${planned('version')} and ${optOutAsRead} for update)`,
+              sql`r as (update sends set due_at = cast(${bind('restart.dueAt')} as bigint), trigger_data = cast(${bind('restart.triggerData')} as text),
+                updated_at = cast(${bind('restart.now')} as bigint)
+              where account_id = ${bind('restart.accountId')} and id = ${bind('restart.sendId')} and status = 'pending' and exists (select 1 from lk) returning id)`,
+            ],
+            requires: sql`exists (select 1 from r)`,
+          }
+        : {
+            requires: optOutAsRead,
+            after: [sql`sent as (insert into sends (${sendColumns()}) select ${sendRowValues(bind)} from c returning id)`],
+          };
+    return contactWriteStatement(planned, shape, extras) as RawBuilder<{ kind: string; id: string }>;
+  });
   if (!rows.some((r) => r.kind === 'contact')) throw new StaleRead(plan.kind === 'restart' ? 'contact or pending send' : 'contact');
   return rows.filter((r) => r.kind === 'kpi').map((r) => r.id);
 }
