@@ -86,6 +86,22 @@ describe('round trips per public write on PostgreSQL', { skip: !onPostgres && 'P
     );
   });
 
+  // A read that locks (FOR UPDATE) outside a transaction holds its lock only to its own end, and
+  // makes the statement a transaction of its own (an xid, a WAL record, a commit flushed): the
+  // first attempt's reads run autocommit and do not lock; a unit run in a transaction (an
+  // Idempotency-Key, a retry after a lost race) does, to its commit.
+  test('a lead write locks the contact only inside a transaction', async () => {
+    const { api } = await tenant();
+    const email = randomEmail();
+    await api.post('/api/leads', { email, name: 'Ada' });
+    const locks = (sent: string[]) => sent.filter((text) => /\bfor update\b/i.test(text)).length;
+    assert.equal(locks(await count(() => api.post('/api/leads', { email, tags: ['a'] }))), 0);
+    assert.equal(locks(await count(() => api.post('/api/leads', { email, metadata: { plan: 'pro' } }))), 0);
+    const keyed = await recorder.during(() => api.post('/api/leads', { email, tags: ['b'] }, { 'idempotency-key': randomEmail() }));
+    assert.equal(keyed.result.status, 200, JSON.stringify(keyed.result.body));
+    assert.equal(locks(keyed.statements), 1, keyed.statements.join('\n'));
+  });
+
   test('a lead that can only update, for a contact that does not exist', async () => {
     const { api } = await tenant();
     const { result: res, statements } = await recorder.during(() => api.post('/api/leads', { email: randomEmail(), tags: ['x'] }));

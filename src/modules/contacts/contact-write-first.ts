@@ -1,5 +1,5 @@
 import { type RawBuilder, sql } from 'kysely';
-import { bindIn, onPostgres, StatementShapes } from '../../db/constant-statements.js';
+import { bindIn, StatementShapes } from '../../db/constant-statements.js';
 import type { Tx } from '../../db/transaction.js';
 import {
   type ContactWritePlan,
@@ -37,8 +37,10 @@ export type FirstOutcome = { written: 'created' | 'updated'; id: string } | { re
  * data-modifying CTE, the plan the rules decided for what it may find. `r` is the read
  * (contact-write-read.ts, of the values `read`, which must have rows: contactWriteReadHasRows).
  * The create (`ifNobody`) inserts only when `r` is empty; the update (`ifFound`, its CTEs named
- * `u_…`) writes the contact `r` picked and locked, with no version guard: nothing the plan
- * rests on is in the contact's row, and the update writes the row's newest version. At most
+ * `u_…`) writes the contact `r` picked, with no version guard: nothing the plan rests on is
+ * in the contact's row, and the update takes the row's lock and writes its newest version. The
+ * read does not lock: the statement runs alone, autocommit, so a lock would add only a WAL
+ * record (readForContactWrite says why a read locks in a transaction only). At most
  * one of them writes; when neither does (someone found and no plan for it, or the contact
  * erased between the read's owner and its row) the statement returns what it read for the
  * usual decision and write, as without this. The text depends only on the shapes of the read
@@ -64,7 +66,7 @@ export async function writeUnlessRead(
   };
   const { rows } = await STATEMENTS.run(q, shape, values, (bind) => {
     const parts: RawBuilder<unknown>[] = [
-      sql`r as (${contactWriteReadStatement(contactWriteReadParts(onPostgres(q), read, bindIn(bind, 'read')))})`,
+      sql`r as (${contactWriteReadStatement(contactWriteReadParts(false, read, bindIn(bind, 'read')))})`,
     ];
     const results: RawBuilder<unknown>[] = [];
     const written: RawBuilder<unknown>[] = [];

@@ -147,14 +147,21 @@ export function contactWriteReadOf(rows: ContactWriteReadRow[]): ContactWriteRea
 /** The read's texts, compiled once per shape and engine. */
 const READS = new StatementShapes();
 
-/** The one read of a lead write (src/db/write-unit.ts), in one statement (contactWriteReadParts). */
-export async function readForContactWrite(q: Tx, values: ContactWriteReadValues): Promise<ContactWriteRead> {
+/**
+ * The one read of a lead write (src/db/write-unit.ts), in one statement (contactWriteReadParts).
+ * `inTransaction`: on PostgreSQL the read locks the contact's row (FOR UPDATE) to the commit,
+ * so the write that follows cannot lose a race. Outside a transaction (the first attempt,
+ * autocommit) a lock would end with the read, and would only make the read a transaction of its
+ * own (an xid, a WAL record, a commit flushed to disk): the write's version guard catches a change.
+ */
+export async function readForContactWrite(q: Tx, values: ContactWriteReadValues, inTransaction = true): Promise<ContactWriteRead> {
   if (!contactWriteReadHasRows(values)) return contactWriteReadOf([]);
+  const lock = inTransaction && onPostgres(q);
   const { rows } = await READS.run(
     q,
-    contactWriteReadShape(values),
+    `${contactWriteReadShape(values)}${lock ? ' lock' : ''}`,
     values,
-    (bind) => contactWriteReadStatement(contactWriteReadParts(onPostgres(q), values, bind))!,
+    (bind) => contactWriteReadStatement(contactWriteReadParts(lock, values, bind))!,
   );
   return contactWriteReadOf(rows as ContactWriteReadRow[]);
 }

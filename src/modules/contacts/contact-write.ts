@@ -93,7 +93,7 @@ export function prepareContactWrite(input: LeadInput, at = ''): PreparedContactW
       const ifNobody = definitions ? undefined : decideBeforeRead({ owners: {}, fields: [], kpiIds: [] }, now);
       const ifFound = definitions || input.metadata !== undefined ? undefined : decideIfFoundBeforeRead(now);
       const values = prepared.readValues(accountId);
-      if (!(ifNobody || ifFound) || !contactWriteReadHasRows(values)) return { read: await readForContactWrite(q, values) };
+      if (!(ifNobody || ifFound) || !contactWriteReadHasRows(values)) return { read: await readForContactWrite(q, values, false) };
       const outcome = await writeUnlessRead(q, accountId, values, { ifNobody: ifNobody?.plan, ifFound: ifFound?.plan });
       if ('read' in outcome) return outcome;
       if (outcome.written === 'created') return { written: ifNobody!.result([]) };
