@@ -62,3 +62,20 @@ export class ClockCache<K, V> {
     }
   }
 }
+
+/**
+ * The cached value of `key` in a Map of at most `size` entries that forgets everything at once
+ * when full: for memos of pure functions whose keys are few in steady use (a purpose's signing
+ * key, a sender's header, an address's verdict). A miss costs one `clear` now and then, where
+ * evicting one entry at a time (lruGet) leaves holes at the Map's front that every later
+ * eviction walks over (11–20 µs a miss at 10,000 entries, measured).
+ */
+export function memoUpTo<K, V>(cache: Map<K, V>, size: number, key: K, make: () => V): V {
+  let value = cache.get(key);
+  if (value === undefined && !cache.has(key)) {
+    value = make();
+    if (cache.size >= size) cache.clear();
+    cache.set(key, value);
+  }
+  return value as V;
+}

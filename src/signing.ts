@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { deriveKey, safeEqual } from './crypto.js';
+import { memoUpTo } from './lru.js';
 
 /**
  * Signed tokens for links put into messages (unsubscribe now; open and click tracking later).
@@ -42,12 +43,5 @@ const keys = new Map<string, Buffer>();
 const MAX_KEYS = 64;
 
 function keyOf(secret: string, purpose: string): Buffer {
-  const id = `${purpose}\u0000${secret}`;
-  let key = keys.get(id);
-  if (!key) {
-    key = deriveKey(secret, `signed-token:${purpose}`);
-    if (keys.size >= MAX_KEYS) keys.clear();
-    keys.set(id, key);
-  }
-  return key;
+  return memoUpTo(keys, MAX_KEYS, `${purpose}\u0000${secret}`, () => deriveKey(secret, `signed-token:${purpose}`));
 }

@@ -5,6 +5,7 @@ import MailComposer from 'nodemailer/lib/mail-composer';
 import * as mimeFuncs from 'nodemailer/lib/mime-funcs';
 import type MimeNode from 'nodemailer/lib/mime-node';
 import { Encoder as QpEncoder } from 'nodemailer/lib/qp';
+import { memoUpTo } from '../../lru.js';
 
 /** A message ready for the wire: what SMTP's MAIL FROM / RCPT TO say, and the bytes after DATA. */
 export interface BuiltMime {
@@ -207,18 +208,15 @@ const senders = new Map<string, { header: string; envelope: string } | null>();
  * per distinct value (a handful per process), then reused.
  */
 function senderOf(from: string): { header: string; envelope: string } | undefined {
-  let sender = senders.get(from);
-  if (sender === undefined) {
+  const sender = memoUpTo(senders, 1000, from, () => {
     const node = new MailComposer({ from, to: 'a@b.c', text: 'x' }).compile();
     const headers = (node as unknown as NodeInternals).buildHeaders().split('\r\n');
     const start = headers.findIndex((line) => line.startsWith('From: '));
     let end = start + 1;
     while (end < headers.length && /^[ \t]/.test(headers[end]!)) end++;
     const envelope = node.getEnvelope().from;
-    sender = start < 0 || !envelope ? null : { header: headers.slice(start, end).join('\r\n'), envelope };
-    if (senders.size >= 1000) senders.clear();
-    senders.set(from, sender);
-  }
+    return start < 0 || !envelope ? null : { header: headers.slice(start, end).join('\r\n'), envelope };
+  });
   return sender ?? undefined;
 }
 

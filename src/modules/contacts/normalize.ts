@@ -1,5 +1,6 @@
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import validator from 'validator';
+import { memoUpTo } from '../../lru.js';
 
 /**
  * The stored forms of contact identifiers and tags (decisions.md, Contacts). Pure functions:
@@ -14,9 +15,7 @@ export const MAX_NAME_LENGTH = 255;
  * The validator's verdict per address already judged. `isEmail` costs about 6 µs (its byte
  * lengths through encodeURI, the domain split and tested label by label), the largest cost of a
  * lead write outside the statements; a known contact's address comes back on every update and
- * trigger. A pure function, so the cache changes no answer. Bounded by forgetting everything at
- * once when full: evicting the oldest entry of a Map one at a time leaves holes at its front
- * that every later eviction walks over (about 20 µs a miss at this size, measured).
+ * trigger. A pure function, so the cache changes no answer (memoUpTo: forgets all when full).
  */
 const EMAIL_VERDICTS = 10_000;
 const verdicts = new Map<string, boolean>();
@@ -27,13 +26,7 @@ const LONGEST_EMAIL = 254;
 export function normalizeEmail(raw: string): string | undefined {
   const email = raw.trim().toLowerCase();
   if (email.length > LONGEST_EMAIL) return validator.isEmail(email) ? email : undefined;
-  let valid = verdicts.get(email);
-  if (valid === undefined) {
-    valid = validator.isEmail(email);
-    if (verdicts.size >= EMAIL_VERDICTS) verdicts.clear();
-    verdicts.set(email, valid);
-  }
-  return valid ? email : undefined;
+  return memoUpTo(verdicts, EMAIL_VERDICTS, email, () => validator.isEmail(email)) ? email : undefined;
 }
 
 // Separators people write inside phone numbers; anything else left over makes it invalid.
