@@ -29,6 +29,13 @@ export function leadLookupOf(lead: string): LeadLookup | undefined {
   return { idOrTracker: value };
 }
 
+/** A look-up's one key and its value: names a statement's shape (db/constant-statements.ts) by how the contact is named. */
+export function lookupEntry(lookup: LeadLookup): ['email' | 'phone' | 'idOrTracker', string] {
+  if ('email' in lookup) return ['email', lookup.email];
+  if ('phone' in lookup) return ['phone', lookup.phone];
+  return ['idOrTracker', lookup.idOrTracker];
+}
+
 /** The contact a `lead` string names in this account (leadLookupOf), in one statement; undefined when none. */
 export async function findContactIdByLeadString(db: Queryable, accountId: string, lead: string): Promise<string | undefined> {
   const lookup = leadLookupOf(lead);

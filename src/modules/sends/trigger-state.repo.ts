@@ -3,7 +3,7 @@ import type { CampaignMode, CampaignSchedule, Channel } from '../../contract/con
 import { type Bind, StatementShapes } from '../../db/constant-statements.js';
 import type { Tx } from '../../db/transaction.js';
 import type { Campaign } from '../campaigns/campaign.js';
-import { contactIdOfLookupSql, type LeadLookup } from '../contacts/lead-lookup.js';
+import { contactIdOfLookupSql, type LeadLookup, lookupEntry } from '../contacts/lead-lookup.js';
 import { COUNTED, RECEIVED } from './sends.repo.js';
 
 /** What the trigger rules read of the campaign. */
@@ -88,7 +88,7 @@ export async function readTriggerState(
 ): Promise<TriggerState> {
   // The text depends only on how the contact is named (db/constant-statements.ts): compiled once per kind.
   const [kind, contact] =
-    'contactId' in lead ? ['contactId', lead.contactId] : lead.lookup === undefined ? ['none', undefined] : Object.entries(lead.lookup)[0]!;
+    'contactId' in lead ? ['contactId', lead.contactId] : lead.lookup === undefined ? ['none', undefined] : lookupEntry(lead.lookup);
   const values = { ...triggerStateValues(accountId, campaignId, now), contact };
   const { rows } = await READS.run(q, kind, values, (bind) => {
     const contactId: RawBuilder<string | null> =
