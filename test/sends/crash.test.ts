@@ -19,9 +19,15 @@ import { startHeraldProcess, type WorkerProcess } from '../helpers/processes.js'
  *
  * Always asserted: nothing lost, and no kill catches more than the answers on their way, one
  * per SMTP connection (the old code re-sent up to 10 per kill on PostgreSQL, 19 on SQLite).
- * The target, at most 1 double per kill on average, is asserted with CRASH_TARGET=1: it holds
- * on a quiet machine, but when the machine is overloaded a process can be kept off the CPU
- * (or, on SQLite, in an fsync) for 100 ms, and a kill then catches all five answers at once.
+ *
+ * Two kinds of double. The sink may accept a message AFTER the signal left: the worker had sent
+ * the whole message, died before the answer, and no client can know it was delivered (SMTP's
+ * own duplicate window, RFC 1047; here widened by the sink's parsing in this busy process).
+ * The others were accepted before the signal, so their answer was on its way or read and the
+ * outcome not yet committed: the window Herald's outcome write is responsible for. The target,
+ * at most 1 of those per kill on average, is asserted with CRASH_TARGET=1: it holds on a quiet
+ * machine, but when the machine is overloaded a process can be kept off the CPU (or, on SQLite,
+ * in an fsync) for 100 ms, and a kill then catches all five answers at once.
  */
 const KILLS = Number(process.env.CRASH_KILLS ?? 3);
 const SENDS = Number(process.env.CRASH_SENDS ?? 1000);
@@ -109,15 +115,18 @@ test(`SIGKILL ${KILLS} times during a ${SENDS}-send drain under API load: 0 lost
   current = startHeraldProcess('all', env);
   const load = apiLoad(() => `http://127.0.0.1:${port}`, tenant.key, API_CLIENTS);
   const started = Date.now();
-  const kills: number[] = [];
+  // When each signal was sent, and when the test saw the process gone (this busy process sees
+  // the exit several milliseconds later: ages measured from it would read too old).
+  const kills: { signalled: number; exited: number }[] = [];
   for (let k = 1; k <= KILLS; k++) {
     // Kill at evenly spread points of the drain, while the process is busy delivering: a moment
     // after the mark, as a crash does not wait for a message to have just been accepted.
     const mark = Math.floor((SENDS * k) / (KILLS + 1));
     await eventually(() => ours().length >= mark, 30_000 + SENDS * 20, `${mark} messages at the sink`);
     await new Promise((resolve) => setTimeout(resolve, Math.random() * 250));
+    const signalled = Date.now();
     await current.kill('SIGKILL');
-    kills.push(Date.now());
+    kills.push({ signalled, exited: Date.now() });
     current = startHeraldProcess('all', env);
   }
   await eventually(
@@ -141,17 +150,26 @@ test(`SIGKILL ${KILLS} times during a ${SENDS}-send drain under API load: 0 lost
   const byRecipient = new Map<string, number[]>();
   for (const m of ours()) byRecipient.set(m.envelope.to[0]!, [...(byRecipient.get(m.envelope.to[0]!) ?? []), m.receivedAt]);
   const lost = emails.filter((e) => !byRecipient.has(e));
-  // How long before the kill that followed it the sink accepted each message sent twice.
+  // How long before the signal of the kill that followed it the sink accepted each message sent twice.
   const doubles = [...byRecipient.values()].filter((times) => times.length > 1);
-  const ages = doubles.map(([first]) => kills.find((kill) => kill >= first!)! - first!);
+  // Negative: accepted after the signal left, from bytes the sink had already read.
+  const ages = doubles.map(([first]) => kills.find((kill) => kill.exited >= first!)!.signalled - first!);
+  // Accepted before the signal, or in the same millisecond: the outcome write's window.
+  const beforeSignal = ages.filter((age) => age >= 0);
   ctx.diagnostic(
     `${process.env.DATABASE_URL ? 'postgres' : 'sqlite'}: ${SENDS} sends, ${KILLS} kills in ${seconds.toFixed(1)} s, ${load.answered()} API requests meanwhile; ` +
-      `lost ${lost.length}, doubles ${doubles.length} (${(doubles.length / KILLS).toFixed(2)} per kill; accepted ${ages.sort((a, b) => a - b).join(', ') || '-'} ms before the kill)`,
+      `lost ${lost.length}, doubles ${doubles.length} (${(doubles.length / KILLS).toFixed(2)} per kill; accepted ${ages.sort((a, b) => a - b).join(', ') || '-'} ms before the signal), ` +
+      `${beforeSignal.length} of them accepted before it (${(beforeSignal.length / KILLS).toFixed(2)} per kill)`,
   );
   assert.deepEqual(lost, [], 'no message lost');
   assert.ok(
     doubles.length <= KILLS * SMTP_CONNECTIONS,
     `at most the answers on their way per kill, got ${doubles.length} in ${KILLS} kills`,
   );
-  if (ASSERT_TARGET) assert.ok(doubles.length <= KILLS, `at most one double per kill on average, got ${doubles.length} in ${KILLS} kills`);
+  if (ASSERT_TARGET) {
+    assert.ok(
+      beforeSignal.length <= KILLS,
+      `at most one double accepted before the signal per kill on average, got ${beforeSignal.length} in ${KILLS} kills`,
+    );
+  }
 });
