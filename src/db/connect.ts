@@ -67,6 +67,7 @@ function openSqlite(dataDir: string): Db {
   file.pragma('synchronous = FULL');
   file.pragma('busy_timeout = 5000');
   file.pragma('foreign_keys = ON');
+  file.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
   const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(file) }) });
   const walSync = new WalSync(`${path}-wal`);
   return {
@@ -81,6 +82,21 @@ function openSqlite(dataDir: string): Db {
     },
   };
 }
+
+/**
+ * WAL pages after which a commit checkpoints (SQLite's default is 1,000, about 4 MB). A checkpoint
+ * runs inside the COMMIT that crosses the mark, on the event loop: it syncs the WAL, copies every
+ * page the WAL holds into the database file and syncs that. One group commit of batch chunks
+ * (ten batches of 100 events: one page or more per item, each item's index entries landing on
+ * pages of their own) writes about 1,000 pages by itself, so at the default nearly every batch
+ * commit carried a whole checkpoint of its own pages (two fsyncs and a copy of each page, on the
+ * event loop, before any caller was answered): per item, a batch then cost about as much as a
+ * single call (docs/performance.md, sixth session: batchsqlite). At 10,000 pages (about 40 MB of
+ * WAL at most, plus one group) a checkpoint spans several group commits, copies a page rewritten
+ * by several of them once, and syncs once for all. The checkpoint still runs in the committing
+ * connection (docs/decisions.md), and the WAL still starts over after each one.
+ */
+export const WAL_AUTOCHECKPOINT_PAGES = 10_000;
 
 /**
  * The database holds contacts, password hashes and sealed secrets: a new file is created

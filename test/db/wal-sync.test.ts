@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { sql } from 'kysely';
-import { type Db, openDatabase } from '../../src/db/connect.js';
+import { type Db, openDatabase, WAL_AUTOCHECKPOINT_PAGES } from '../../src/db/connect.js';
 import { inPriorityTransaction, inTransaction } from '../../src/db/transaction.js';
 
 /**
@@ -72,4 +72,31 @@ test('transactions over many turns, with syncs under way, all commit and are the
   db = await openDatabase({ dataDir, databaseUrl: undefined });
   const { rows } = await sql<{ n: number }>`select count(*) as n from notes where text like 't%'`.execute(db.kysely);
   assert.equal(rows[0]!.n, 300);
+});
+
+/**
+ * The WAL-index header in the -shm file (sqlite.org/walformat.html; native byte order, little-endian
+ * on the machines Herald runs on): mxFrame, the frames the WAL holds (offset 16), and nBackfill,
+ * those a checkpoint has copied into the database (offset 96).
+ */
+function walIndex(): { frames: number; backfilled: number } {
+  const shm = readFileSync(join(dataDir, 'herald.db-shm'));
+  return { frames: shm.readUInt32LE(16), backfilled: shm.readUInt32LE(96) };
+}
+
+test("a group commit larger than SQLite's default checkpoint mark (1,000 pages) carries no checkpoint", async () => {
+  const pages = async () => (await sql<{ wal_autocheckpoint: number }>`pragma wal_autocheckpoint`.execute(db.kysely)).rows[0]!;
+  assert.equal((await pages()).wal_autocheckpoint, WAL_AUTOCHECKPOINT_PAGES);
+  const before = walIndex();
+  // About 1,500 pages in one transaction, as ten batches of 100 events write in one group commit.
+  await inTransaction(db, (tx) =>
+    sql`with recursive n(i) as (select 1 union all select i + 1 from n where i < 1500)
+        insert into notes (text) select 'big' || hex(randomblob(1800)) from n`.execute(tx),
+  );
+  const after = walIndex();
+  assert.ok(
+    after.frames - before.frames >= 1500 || after.frames >= 1500,
+    `the commit wrote its pages to the WAL (${JSON.stringify({ before, after })})`,
+  );
+  assert.equal(after.backfilled, before.backfilled, 'no checkpoint ran inside that commit');
 });
