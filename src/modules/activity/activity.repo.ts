@@ -56,14 +56,18 @@ export async function selectEngagements(db: Queryable, accountId: string, contac
     .execute();
 }
 
-/** Which of these sends are admin panel test sends. */
+/**
+ * Which of these sends are admin panel test sends. By the primary key alone, the account and the
+ * flag compared on the rows found: with `account_id = ?` in the statement, SQLite (no statistics)
+ * reads the account's whole sends_account_created range instead (as the events batch's look-up
+ * by contact ids did, contacts.repo.ts contactsByIdsQuery).
+ */
 export async function selectTestSendIds(db: Queryable, accountId: string, sendIds: string[]): Promise<string[]> {
-  const rows = await kyselyOf(db)
-    .selectFrom('sends')
-    .select('id')
-    .where('account_id', '=', accountId)
-    .where('id', 'in', sendIds)
-    .where('test', '=', 1)
-    .execute();
-  return rows.map((r) => r.id);
+  if (sendIds.length === 0) return [];
+  const rows = await sendsByIdsQuery(db, sendIds).execute();
+  return rows.filter((r) => r.account_id === accountId && r.test === 1).map((r) => r.id);
+}
+
+export function sendsByIdsQuery(db: Queryable, sendIds: string[]) {
+  return kyselyOf(db).selectFrom('sends').select(['id', 'account_id', 'test']).where('id', 'in', sendIds);
 }
