@@ -19,6 +19,9 @@ import pg from 'pg';
  * starts a new generation of names, which every connection prepares afresh, and the statement
  * runs again unnamed when it was alone (outside a transaction, nothing of it happened).
  *
+ * A named statement's result columns are described once per connection: its first run asks
+ * for them (Describe), later runs on that connection reuse them (see DescribedOnce).
+ *
  * Off with DATABASE_PREPARED_STATEMENTS=false, for a pooler that cannot keep named statements
  * apart per server connection (PgBouncer in transaction mode before 1.21, or without
  * max_prepared_statements).
@@ -56,6 +59,114 @@ class StatementNames {
   }
 }
 
+/** What pg's Result keeps from a RowDescription: the columns, a parser each, an empty row. */
+interface Description {
+  fields: unknown[];
+  parsers: unknown[] | undefined;
+  emptyRow: Record<string, null> | null;
+}
+
+/** The parts of pg's Query and Result (lib/query.js, lib/result.js) a DescribedOnce uses. */
+interface QueryInternals {
+  name: string;
+  portal: string;
+  values: unknown[];
+  binary: boolean | undefined;
+  callback: (err: Error | null, res: unknown) => void;
+  _accumulateRows: boolean;
+  _canceledDueToError: unknown;
+  _result: { fields: unknown[]; _parsers: unknown[] | undefined; _prebuiltEmptyResultObject: Record<string, null> | null };
+  hasBeenParsed(connection: unknown): boolean;
+  handleError(err: unknown, connection: unknown): void;
+  _getRows(connection: unknown, rows: number | undefined): void;
+}
+
+interface Connection {
+  bind(message: unknown): void;
+  sync(): void;
+}
+
+/**
+ * A named statement's run that skips Describe once its connection has described it.
+ *
+ * pg asks for the result's columns on every run of a prepared statement (Bind, Describe,
+ * Execute, Sync); the server answers a RowDescription, which pg parses and turns into the
+ * result's field list and a type parser per column: ~6% of the API process's CPU on a trigger,
+ * whose read returns ~25 columns. A prepared statement's result columns cannot change while it
+ * lives: PostgreSQL plans it with a fixed result type and refuses to run it if a schema change
+ * would change that type ("cached plan must not change result type", the error handled above,
+ * which also starts new names). So the description the statement got on its first run on a
+ * connection is reused on that connection (with that client's type parsers), and only there:
+ * another connection may have prepared the same name after a migration, with other columns.
+ * Behind a pooler the server connection under a client can change (see changedColumns): rows
+ * with another number of columns are caught; a migration that keeps a statement's number of
+ * result columns but changes their names or types, under a process still running the old
+ * version behind such a pooler, would be read with the old names and parsers.
+ */
+function describedOnce(descriptions: Map<string, Description>, name: string, text: string, values: unknown[]) {
+  // pg.Query's typings do not include prepare(); its JavaScript does (lib/query.js).
+  const Query = pg.Query as unknown as new (
+    text: string,
+    values: unknown[],
+  ) => { prepare(connection: unknown): void; handleDataRow(message: unknown): void };
+  class DescribedOnce extends Query {
+    override prepare(connection: Connection): void {
+      const self = this as unknown as QueryInternals;
+      const known = descriptions.get(name);
+      if (known === undefined || prepareValue === undefined || !self.hasBeenParsed(connection)) {
+        super.prepare(connection);
+        return;
+      }
+      try {
+        connection.bind({ portal: self.portal, statement: name, values: self.values, binary: self.binary, valueMapper: prepareValue });
+      } catch (err) {
+        // As pg does, without its Close: the statement was parsed by an earlier run and stays.
+        connection.sync();
+        self.handleError(err, connection);
+        return;
+      }
+      const result = self._result;
+      result.fields = known.fields;
+      result._parsers = known.parsers;
+      result._prebuiltEmptyResultObject = known.emptyRow;
+      self._accumulateRows = true;
+      this.undescribed = true;
+      self._getRows(connection, undefined);
+    }
+
+    private undescribed = false;
+
+    override handleDataRow(message: { fields: unknown[] }): void {
+      const self = this as unknown as QueryInternals;
+      if (this.undescribed && message.fields.length !== self._result.fields.length && !self._canceledDueToError) {
+        self._canceledDueToError = changedColumns();
+        return;
+      }
+      super.handleDataRow(message);
+    }
+  }
+  const query = new DescribedOnce(text, values) as unknown as QueryInternals;
+  query.name = name;
+  return query;
+}
+
+/**
+ * The error of a described statement whose rows came with another number of columns. PostgreSQL
+ * itself refuses a changed prepared statement (the error handled above), but behind a pooler
+ * that prepares the client's statements on each server connection (PgBouncer 1.21+ with
+ * max_prepared_statements) a server connection opened after a migration prepares the name
+ * afresh, with the new columns, and nothing fails. The same error, so that the same handling
+ * (new names; run again when alone) follows.
+ */
+function changedColumns(): Error {
+  return Object.assign(new Error('cached plan must not change result type (its rows no longer match its described columns)'), {
+    code: '0A000',
+  });
+}
+
+/** pg's own mapping of a parameter to its wire text (lib/utils.js), which pg.Query uses. */
+const prepareValue = (pg as unknown as { utils?: { prepareValue?: unknown } }).utils?.prepareValue;
+
 /** SQLSTATE 0A000 with this message: a prepared statement outlived a change of its table. */
 function isStalePlan(err: unknown): boolean {
   const e = err as { code?: string; message?: string } | null;
@@ -73,6 +184,8 @@ export function preparingClient(): typeof pg.Client {
   class PreparingClient extends Client {
     /** The server's transaction status after the last statement: I (idle), T (in one) or E (failed one). */
     private transactionStatus = 'I';
+    /** The result columns of each statement name run on this connection (see DescribedOnce). */
+    private descriptions = new Map<string, Description>();
 
     constructor(config?: string | pg.ClientConfig) {
       super(config);
@@ -96,6 +209,7 @@ export function preparingClient(): typeof pg.Client {
       } catch (err) {
         if (!isStalePlan(err)) throw err;
         names.startNewGeneration();
+        this.descriptions.clear();
         if (this.transactionStatus !== 'I') throw err;
         return super.query(text, values);
       }
@@ -109,10 +223,22 @@ export function preparingClient(): typeof pg.Client {
      * is made as pg makes its own (an error's stack made to lead back here).
      */
     private submitNamed(name: string, text: string, values: unknown[]): Promise<unknown> {
-      const query = new pg.Query(text, values) as pg.Query & { name?: string; callback?: (err: Error | null, res: unknown) => void };
-      query.name = name;
+      const descriptions = this.descriptions;
+      const query = describedOnce(descriptions, name, text, values);
       const done = new Promise((resolve, reject) => {
-        query.callback = (err, res) => (err ? reject(err) : resolve(res));
+        let settled = false;
+        query.callback = (err, res) => {
+          // pg calls back twice when a parameter cannot be written: the error, then "done" at
+          // the ReadyForQuery of its Sync, with no columns. Only the first call counts.
+          if (settled) return;
+          settled = true;
+          if (err) return reject(err);
+          if (!descriptions.has(name)) {
+            const result = query._result;
+            descriptions.set(name, { fields: result.fields, parsers: result._parsers, emptyRow: result._prebuiltEmptyResultObject });
+          }
+          resolve(res);
+        };
       });
       super.query(query);
       return done.catch((err: Error) => {
