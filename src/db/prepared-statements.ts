@@ -103,51 +103,58 @@ interface Connection {
  * result columns but changes their names or types, under a process still running the old
  * version behind such a pooler, would be read with the old names and parsers.
  */
-function describedOnce(descriptions: Map<string, Description>, name: string, text: string, values: unknown[]) {
-  // pg.Query's typings do not include prepare(); its JavaScript does (lib/query.js).
-  const Query = pg.Query as unknown as new (
-    text: string,
-    values: unknown[],
-  ) => { prepare(connection: unknown): void; handleDataRow(message: unknown): void };
-  class DescribedOnce extends Query {
-    override prepare(connection: Connection): void {
-      const self = this as unknown as QueryInternals;
-      const known = descriptions.get(name);
-      if (known === undefined || prepareValue === undefined || !self.hasBeenParsed(connection)) {
-        super.prepare(connection);
-        return;
-      }
-      try {
-        connection.bind({ portal: self.portal, statement: name, values: self.values, binary: self.binary, valueMapper: prepareValue });
-      } catch (err) {
-        // As pg does, without its Close: the statement was parsed by an earlier run and stays.
-        connection.sync();
-        self.handleError(err, connection);
-        return;
-      }
-      const result = self._result;
-      result.fields = known.fields;
-      result._parsers = known.parsers;
-      result._prebuiltEmptyResultObject = known.emptyRow;
-      self._accumulateRows = true;
-      this.undescribed = true;
-      self._getRows(connection, undefined);
-    }
+// pg.Query's typings do not include prepare(); its JavaScript does (lib/query.js).
+const Query = pg.Query as unknown as new (
+  text: string,
+  values: unknown[],
+) => { prepare(connection: unknown): void; handleDataRow(message: unknown): void };
 
-    private undescribed = false;
+class DescribedOnce extends Query {
+  descriptions: Map<string, Description> | undefined;
 
-    override handleDataRow(message: { fields: unknown[] }): void {
-      const self = this as unknown as QueryInternals;
-      if (this.undescribed && message.fields.length !== self._result.fields.length && !self._canceledDueToError) {
-        self._canceledDueToError = changedColumns();
-        return;
-      }
-      super.handleDataRow(message);
+  override prepare(connection: Connection): void {
+    const self = this as unknown as QueryInternals;
+    const name = self.name;
+    const known = this.descriptions?.get(name);
+    if (known === undefined || prepareValue === undefined || !self.hasBeenParsed(connection)) {
+      super.prepare(connection);
+      return;
     }
+    try {
+      connection.bind({ portal: self.portal, statement: name, values: self.values, binary: self.binary, valueMapper: prepareValue });
+    } catch (err) {
+      // As pg does, without its Close: the statement was parsed by an earlier run and stays.
+      connection.sync();
+      self.handleError(err, connection);
+      return;
+    }
+    const result = self._result;
+    result.fields = known.fields;
+    result._parsers = known.parsers;
+    result._prebuiltEmptyResultObject = known.emptyRow;
+    self._accumulateRows = true;
+    this.undescribed = true;
+    self._getRows(connection, undefined);
   }
-  const query = new DescribedOnce(text, values) as unknown as QueryInternals;
-  query.name = name;
-  return query;
+
+  private undescribed = false;
+
+  override handleDataRow(message: { fields: unknown[] }): void {
+    const self = this as unknown as QueryInternals;
+    if (this.undescribed && message.fields.length !== self._result.fields.length && !self._canceledDueToError) {
+      self._canceledDueToError = changedColumns();
+      return;
+    }
+    super.handleDataRow(message);
+  }
+}
+/** A DescribedOnce run of `name` (one class for every run: a class per run would keep pg's code from optimising). */
+function describedOnce(descriptions: Map<string, Description>, name: string, text: string, values: unknown[]) {
+  const query = new DescribedOnce(text, values);
+  query.descriptions = descriptions;
+  const internals = query as unknown as QueryInternals;
+  internals.name = name;
+  return internals;
 }
 
 /**
