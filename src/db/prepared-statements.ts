@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { type Description, describedOnce } from './described-once.js';
 
 /**
  * Named (prepared) statements for the PostgreSQL pool (issue 12).
@@ -18,6 +19,9 @@ import pg from 'pg';
  * whose result columns changed ("cached plan must not change result type"). The pool then
  * starts a new generation of names, which every connection prepares afresh, and the statement
  * runs again unnamed when it was alone (outside a transaction, nothing of it happened).
+ *
+ * A named statement's result columns are described once per connection: its first run asks
+ * for them (Describe), later runs on that connection reuse them (described-once.ts).
  *
  * Off with DATABASE_PREPARED_STATEMENTS=false, for a pooler that cannot keep named statements
  * apart per server connection (PgBouncer in transaction mode before 1.21, or without
@@ -73,6 +77,8 @@ export function preparingClient(): typeof pg.Client {
   class PreparingClient extends Client {
     /** The server's transaction status after the last statement: I (idle), T (in one) or E (failed one). */
     private transactionStatus = 'I';
+    /** The result columns of each statement name run on this connection (described-once.ts). */
+    private descriptions = new Map<string, Description>();
 
     constructor(config?: string | pg.ClientConfig) {
       super(config);
@@ -96,6 +102,7 @@ export function preparingClient(): typeof pg.Client {
       } catch (err) {
         if (!isStalePlan(err)) throw err;
         names.startNewGeneration();
+        this.descriptions.clear();
         if (this.transactionStatus !== 'I') throw err;
         return super.query(text, values);
       }
@@ -109,10 +116,22 @@ export function preparingClient(): typeof pg.Client {
      * is made as pg makes its own (an error's stack made to lead back here).
      */
     private submitNamed(name: string, text: string, values: unknown[]): Promise<unknown> {
-      const query = new pg.Query(text, values) as pg.Query & { name?: string; callback?: (err: Error | null, res: unknown) => void };
-      query.name = name;
+      const descriptions = this.descriptions;
+      const query = describedOnce(descriptions, name, text, values);
       const done = new Promise((resolve, reject) => {
-        query.callback = (err, res) => (err ? reject(err) : resolve(res));
+        let settled = false;
+        query.callback = (err, res) => {
+          // pg calls back twice when a parameter cannot be written: the error, then "done" at
+          // the ReadyForQuery of its Sync, with no columns. Only the first call counts.
+          if (settled) return;
+          settled = true;
+          if (err) return reject(err);
+          if (!descriptions.has(name)) {
+            const result = query._result;
+            descriptions.set(name, { fields: result.fields, parsers: result._parsers, emptyRow: result._prebuiltEmptyResultObject });
+          }
+          resolve(res);
+        };
       });
       super.query(query);
       return done.catch((err: Error) => {

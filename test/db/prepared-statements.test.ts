@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
+import pg from 'pg';
 import { loadConfig } from '../../src/config.js';
 import { type Db, openDatabase } from '../../src/db/connect.js';
 import { inTransaction } from '../../src/db/transaction.js';
@@ -57,6 +58,46 @@ describe('prepared statements on PostgreSQL', { skip }, () => {
     assert.equal(textOf(`once_marker_${once}`)(prepared).length, 0, 'a text seen once stays unnamed');
   });
 
+  test('a named statement is described on its first run on a connection only, and later runs read the same rows', async () => {
+    const connection = pg.Connection.prototype as unknown as { describe(msg: unknown): void };
+    const describe = connection.describe;
+    let describes = 0;
+    connection.describe = function (this: unknown, msg: unknown) {
+      describes++;
+      return describe.call(this, msg);
+    };
+    try {
+      const marker = uniq('described_');
+      const read = (a: number) =>
+        sql<Record<string, unknown>>`select a, a::int8 * 2 as big, null::text as none, ${marker}::text as marker, now() as at
+          from ${sql.id(table)} where a = ${a}`.execute(db.kysely);
+      const runs = [];
+      for (let i = 0; i < 5; i++) runs.push((await read(1 + (i % 2))).rows);
+      assert.equal(describes, 2, 'unnamed on the first run, described when named, then no more');
+      for (const [i, rows] of runs.entries()) {
+        const a = 1 + (i % 2);
+        assert.equal(rows.length, 1);
+        assert.deepEqual(Object.keys(rows[0]!), ['a', 'big', 'none', 'marker', 'at']);
+        assert.deepEqual({ ...rows[0], at: undefined }, { a, big: a * 2, none: null, marker, at: undefined });
+        assert.ok(rows[0]!.at instanceof Date, 'parsed with the type parser of its column');
+      }
+      // A statement without result rows, and one whose parameter cannot be written, on a
+      // described statement: the error, then the statement runs on as before.
+      const insert = (a: unknown) => sql`insert into ${sql.id(table)} (a) select ${a}::int where false`.execute(db.kysely);
+      for (let i = 0; i < 4; i++) assert.equal((await insert(i)).numAffectedRows, 0n);
+      const circular: Record<string, unknown> = {};
+      circular.self = circular;
+      await assert.rejects(read(circular as unknown as number), /circular/i);
+      assert.deepEqual(
+        (await read(2)).rows.map((r) => r.big),
+        [4],
+      );
+      assert.equal((await insert(1)).numAffectedRows, 0n);
+    } finally {
+      connection.describe = describe;
+    }
+  });
+
   test('DATABASE_PREPARED_STATEMENTS=false keeps every statement unnamed', async () => {
     for (let i = 0; i < 3; i++) await selectAll(other, 2);
     assert.equal(textOf(table)(await preparedOn(other)).length, 0);
@@ -85,5 +126,25 @@ describe('prepared statements on PostgreSQL', { skip }, () => {
     );
     const again = await inTransaction(db, (tx) => sql<Record<string, number>>`select * from ${sql.id(table)} where a = ${1}`.execute(tx));
     assert.deepEqual(again.rows, [{ a: 1, b: 7, c: 8 }], 'the next transaction gets fresh names');
+  });
+
+  test('a described statement prepared afresh with other columns under its name (as a pooler does) runs again', async () => {
+    const fresh = uniq('refreshed_');
+    await sql`create table ${sql.id(fresh)} (a integer not null)`.execute(db.kysely);
+    try {
+      await sql`insert into ${sql.id(fresh)} (a) values (1)`.execute(db.kysely);
+      const read = () => sql<Record<string, number>>`select * from ${sql.id(fresh)} where a = ${1}`.execute(db.kysely);
+      for (let i = 0; i < 3; i++) assert.deepEqual((await read()).rows, [{ a: 1 }]);
+      const [named] = textOf(fresh)(await preparedOn(db));
+      assert.ok(named);
+      // What a server connection opened after a migration holds under the client's name: the
+      // same text prepared on the new table, without PostgreSQL's "cached plan" error.
+      await sql`alter table ${sql.id(fresh)} add column b integer not null default 7`.execute(other.kysely);
+      await sql.raw(`deallocate ${named.name}; prepare ${named.name}(integer) as ${named.statement}`).execute(db.kysely);
+      assert.deepEqual((await read()).rows, [{ a: 1, b: 7 }], 'not read with the old columns: run again unnamed');
+      for (let i = 0; i < 3; i++) assert.deepEqual((await read()).rows, [{ a: 1, b: 7 }], 'named afresh');
+    } finally {
+      await sql`drop table ${sql.id(fresh)}`.execute(db.kysely);
+    }
   });
 });
