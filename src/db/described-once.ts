@@ -104,6 +104,13 @@ export function describedOnce(descriptions: Map<string, Description>, name: stri
   return internals;
 }
 
+/** After a run that succeeded: keeps the columns its Describe gave, the first time `name` ran on this connection. */
+export function rememberDescription(descriptions: Map<string, Description>, name: string, query: QueryInternals): void {
+  if (descriptions.has(name)) return;
+  const result = query._result;
+  descriptions.set(name, { fields: result.fields, parsers: result._parsers, emptyRow: result._prebuiltEmptyResultObject });
+}
+
 /**
  * The error of a described statement whose rows came with another number of columns. PostgreSQL
  * itself refuses a changed prepared statement (prepared-statements.ts handles that error), but behind a pooler

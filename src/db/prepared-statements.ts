@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { type Description, describedOnce } from './described-once.js';
+import { type Description, describedOnce, rememberDescription } from './described-once.js';
 
 /**
  * Named (prepared) statements for the PostgreSQL pool (issue 12).
@@ -126,10 +126,7 @@ export function preparingClient(): typeof pg.Client {
           if (settled) return;
           settled = true;
           if (err) return reject(err);
-          if (!descriptions.has(name)) {
-            const result = query._result;
-            descriptions.set(name, { fields: result.fields, parsers: result._parsers, emptyRow: result._prebuiltEmptyResultObject });
-          }
+          rememberDescription(descriptions, name, query);
           resolve(res);
         };
       });

@@ -63,11 +63,12 @@ export async function selectEngagements(db: Queryable, accountId: string, contac
  * by contact ids did, contacts.repo.ts contactsByIdsQuery).
  */
 export async function selectTestSendIds(db: Queryable, accountId: string, sendIds: string[]): Promise<string[]> {
-  if (sendIds.length === 0) return [];
+  if (sendIds.length === 0) return []; // an empty IN list is not SQL
   const rows = await sendsByIdsQuery(db, sendIds).execute();
   return rows.filter((r) => r.account_id === accountId && r.test === 1).map((r) => r.id);
 }
 
+/** The sends of these ids, by the primary key alone (selectTestSendIds). */
 export function sendsByIdsQuery(db: Queryable, sendIds: string[]) {
   return kyselyOf(db).selectFrom('sends').select(['id', 'account_id', 'test']).where('id', 'in', sendIds);
 }

@@ -94,5 +94,5 @@ export async function listActivity(
 
 /** Which of these sends are admin panel test sends (the panel marks them in the feed). */
 export async function testSendIds(db: Db, accountId: string, sendIds: string[]): Promise<Set<string>> {
-  return new Set(sendIds.length === 0 ? [] : await repo.selectTestSendIds(db, accountId, sendIds));
+  return new Set(await repo.selectTestSendIds(db, accountId, sendIds));
 }
