@@ -2,7 +2,7 @@ import { type RawBuilder, sql } from 'kysely';
 import type { Db } from '../db/connect.js';
 import { kyselyOf, type Queryable } from '../db/queryable.js';
 import type { SendStatus, SendsTable } from '../db/schema.js';
-import { inPriorityStatement, inPriorityTransaction, inTransaction, type Tx } from '../db/transaction.js';
+import { inPriorityStatement, inTransaction, type Tx } from '../db/transaction.js';
 import { parseStoredJson } from '../json-limits.js';
 
 /**
@@ -168,32 +168,8 @@ export interface Delivered {
 }
 
 /**
- * Marks the send sent and, in the same transaction, runs `alsoInTx` (the webhook deliveries
- * are queued there, so a sent send never lacks its webhooks nor gets them twice). Returns false
- * when the claim was no longer ours.
- *
- * A priority write: the message is out, and until this commits a crash means sending it again,
- * so it does not queue behind API requests, and without `alsoInTx` it is a single statement
- * (db/transaction.ts).
- */
-export async function recordSent(
-  db: Db,
-  send: ClaimedSend,
-  result: Delivered,
-  now: number,
-  alsoInTx?: (tx: Tx) => Promise<void>,
-): Promise<boolean> {
-  if (!alsoInTx) return inPriorityStatement(db, (tx) => markSent(tx, send, result, now));
-  return inPriorityTransaction(db, async (tx) => {
-    if (!(await markSent(tx, send, result, now))) return false;
-    await alsoInTx(tx);
-    return true;
-  });
-}
-
-/**
  * Marks many delivered sends sent in one fenced statement (outcome-batch.ts runs it as a priority
- * statement, like recordSent): an UPDATE ... FROM a list of values, each row fenced by its own
+ * statement): an UPDATE ... FROM a list of values, each row fenced by its own
  * attempt number. Answers the ids recorded (the others' claims were taken over).
  */
 export async function markSentMany(tx: Tx, outcomes: { send: ClaimedSend; result: Delivered; now: number }[]): Promise<Set<string>> {
@@ -211,23 +187,6 @@ export async function markSentMany(tx: Tx, outcomes: { send: ClaimedSend; result
      where sends.id = v.column1 and sends.status = 'sending' and sends.attempts = v.column2
     returning id`.execute(tx);
   return new Set(updated.rows.map((row) => row.id));
-}
-
-async function markSent(tx: Tx, send: ClaimedSend, result: Delivered, now: number): Promise<boolean> {
-  const updated = await fenced(tx, send)
-    .set({
-      status: 'sent',
-      to_address: result.to,
-      provider_message_id: result.providerMessageId,
-      processed_at: now,
-      delivered_at: result.delivered ? now : null,
-      sent_at: now,
-      reason: null,
-      lease_until: null,
-      updated_at: now,
-    })
-    .executeTakeFirst();
-  return Number(updated.numUpdatedRows) > 0;
 }
 
 /** A temporary failure: back to the queue, due again at `dueAt`. */

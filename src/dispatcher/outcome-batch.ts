@@ -17,25 +17,31 @@ interface Waiting {
  * every outcome waiting, on the priority connection (db/transaction.ts), so none of them
  * queues behind API requests.
  *
- * A group is what finished in the same turn of the event loop (taken on setImmediate: the
- * deliveries whose answers arrived together), plus what arrived while every writer was busy.
+ * On PostgreSQL a group is what finished in the same turn of the event loop (taken on
+ * setImmediate: the deliveries whose answers arrived together), plus what arrived while every
+ * writer was busy: each statement is a round trip. On SQLite the write joins the commit queue
+ * (an urgent job, db/transaction.ts) in the callback that read the server's answer, so it
+ * commits in the group of that turn's check phase, and takes what is waiting when it runs: a
+ * turn more of waiting would be a window in which a crash sends the message again.
  * Without webhooks to queue, the group is ONE statement (one round trip on PostgreSQL, no
  * BEGIN/COMMIT; one savepoint and one commit on SQLite); with some, one transaction: the
  * statement, then each recorded send's webhook deliveries, then the commit, so a sent send never
  * lacks its webhooks nor gets them twice. The window between the server's acceptance and the
- * record (docs/decisions.md, Sends and delivery) is at most one turn and one write ahead of it.
+ * record (docs/decisions.md, Sends and delivery) is, on PostgreSQL, at most the rest of the turn
+ * and one write ahead of it; on SQLite the time the answer waited to be read.
  */
 export class OutcomeBatch {
   private waiting: Waiting[] = [];
   private writers = 0;
   private scheduled = false;
+  /** SQLite: a write is in the commit queue and has not taken its group yet. */
+  private queued = false;
   /**
-   * Writes under way at once: on PostgreSQL as many as its priority connections, so an outcome
-   * never waits for another's round trip while a connection is free. On SQLite as many too: the
-   * commit queue runs them one after the other anyway, but a group is answered only once the
-   * WAL's fsync is over (db/wal-sync.ts), and the next group must not wait for that fsync to be
-   * committed: once committed (in the WAL) an outcome survives a crash of the process, and on a
-   * slow disk an fsync can take seconds while deliveries go on.
+   * PostgreSQL: writes under way at once, as many as its priority connections, so an outcome
+   * never waits for another's round trip while a connection is free. (SQLite has no such bound:
+   * a group is answered only once the WAL's fsync is over, db/wal-sync.ts, and the next must not
+   * wait for that fsync to be committed: once in the WAL an outcome survives a crash of the
+   * process, and on a slow disk an fsync can take seconds while deliveries go on.)
    */
   private readonly maxWriters: number;
 
@@ -55,6 +61,10 @@ export class OutcomeBatch {
   }
 
   private schedule(): void {
+    if (this.db.engine === 'sqlite') {
+      this.queueSqliteWrite();
+      return;
+    }
     if (this.scheduled || this.writers >= this.maxWriters) return;
     this.scheduled = true;
     setImmediate(() => {
@@ -82,9 +92,35 @@ export class OutcomeBatch {
     if (this.waiting.length > 0) this.schedule();
   }
 
+  /** SQLite: one write in the commit queue at a time that has not yet taken its group. */
+  private queueSqliteWrite(): void {
+    if (this.queued) return;
+    this.queued = true;
+    let group: Waiting[] | undefined;
+    this.write((taken) => {
+      group = taken;
+      this.queued = false;
+      // More than one statement's worth: the rest in the next write.
+      if (this.waiting.length > 0) this.queueSqliteWrite();
+    }).then(
+      (recorded) => {
+        for (const item of group ?? []) item.resolve(recorded.has(item.send.id));
+      },
+      (err: unknown) => {
+        // The caller tries again (dispatcher.ts); a failed group is no one's acknowledgement.
+        // Failed before it took its group (database closed): everyone waiting fails with it.
+        if (group === undefined) {
+          this.queued = false;
+          group = this.waiting.splice(0);
+        }
+        for (const item of group) item.reject(err);
+      },
+    );
+  }
+
   /**
-   * One group's write. The group is taken when the write runs, not when it was asked for: on
-   * SQLite the commit queue starts it a turn later, and what arrived meanwhile goes with it.
+   * One group's write. The group is taken when the write runs, not when it was asked for: what
+   * arrived meanwhile goes with it (on SQLite, when a group of the commit queue was running).
    */
   private write(took: (group: Waiting[]) => void): Promise<Set<string>> {
     const take = () => {
@@ -92,8 +128,8 @@ export class OutcomeBatch {
       took(group);
       return group;
     };
-    // On SQLite both are the same (a savepoint in the commit queue) and the group is taken a turn
-    // later; on PostgreSQL the statement runs, and takes its group, at once.
+    // On SQLite both are the same (a savepoint in the commit queue); on PostgreSQL the statement
+    // runs, and takes its group, at once.
     const withWork = this.waiting.slice(0, OutcomeBatch.MAX).some((w) => w.alsoInTx);
     if (this.db.engine === 'postgres' && !withWork) {
       return inPriorityStatement(this.db, (tx) => {

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { after, before, test } from 'node:test';
+import SqliteDatabase from 'better-sqlite3';
 import type { ClaimedSend } from '../../src/dispatcher/dispatch.repo.js';
 import { OutcomeBatch } from '../../src/dispatcher/outcome-batch.js';
 import { apiClient } from '../helpers/app.js';
@@ -17,25 +19,27 @@ before(async () => {
 });
 after(() => t.close());
 
-test('outcomes written together: each recorded with its own values, a taken-over claim left alone', async () => {
+/** Queues `count` sends and claims them as a worker would (status sending, attempt 1), only these. */
+async function claimedSends(count: number): Promise<ClaimedSend[]> {
   const tenant = await makeTenant(t.db, t.config);
   const { id: campaignId } = await makeEmailCampaign(t, tenant.accountId);
   const api = apiClient(t.app, tenant.key);
   const mine: string[] = [];
-  for (let i = 0; i < 6; i++) {
+  for (let i = 0; i < count; i++) {
     const r = await api.post('/api/campaigns/trigger', { campaignId, lead: { email: `${uniq('batch')}@example.com`, name: 'Batch Test' } });
     assert.equal(r.body.status, 'queued', JSON.stringify(r.body));
     mine.push(r.body.sendId);
   }
-  // Claimed as a worker would (status sending, attempt 1), only these: other test files on a
-  // shared database may have due sends of their own, which this test must not take.
+  // Only these: other test files on a shared database may have due sends of their own, which
+  // this test must not take.
   await t.db.kysely
     .updateTable('sends')
     .set({ status: 'sending', attempts: 1, lease_until: Date.now() + 60_000 })
     .where('id', 'in', mine)
     .execute();
   const rows = await t.db.kysely.selectFrom('sends').selectAll().where('id', 'in', mine).orderBy('id').execute();
-  const claimed: ClaimedSend[] = rows.map((r) => ({
+  assert.equal(rows.length, count);
+  return rows.map((r) => ({
     id: r.id,
     account_id: r.account_id,
     campaign_id: r.campaign_id,
@@ -46,7 +50,11 @@ test('outcomes written together: each recorded with its own values, a taken-over
     test: false,
     triggerData: null,
   }));
-  assert.equal(claimed.length, 6);
+}
+
+test('outcomes written together: each recorded with its own values, a taken-over claim left alone', async () => {
+  const claimed = await claimedSends(6);
+  const mine = claimed.map((send) => send.id);
   const [lost, ...ours] = claimed;
   // Another worker took `lost` over meanwhile (its claim bumped the attempt).
   await t.db.kysely
@@ -79,4 +87,28 @@ test('outcomes written together: each recorded with its own values, a taken-over
     assert.equal(row.lease_until, null);
     assert.equal(row.reason, null);
   });
+});
+
+test('SQLite: an outcome is committed in the turn of the event loop that read the answer', {
+  skip: process.env.DATABASE_URL ? 'SQLite only: on PostgreSQL an outcome is one statement, sent in the same turn' : false,
+}, async () => {
+  const [send] = await claimedSends(1);
+  // Another connection to the file sees what is committed (in the WAL), as a restarted process
+  // would after a crash: not the transaction still open on Herald's connection.
+  const other = new SqliteDatabase(join(t.config.dataDir, 'herald.db'), { readonly: true });
+  try {
+    const status = () => (other.prepare('select status from sends where id = ?').get(send!.id) as { status: string }).status;
+    const recorded = new OutcomeBatch(t.db).record(
+      send!,
+      { to: 'to@example.com', providerMessageId: '<m@x>', delivered: true },
+      Date.now(),
+    );
+    // The check phase of this turn, after the commit queue's own: an outcome that waited for
+    // another turn (as it once did, 1 to 10 ms under a send burst) is not committed yet here.
+    const inThisTurn = await new Promise<string>((resolve) => setImmediate(() => resolve(status())));
+    assert.equal(inThisTurn, 'sent');
+    assert.equal(await recorded, true);
+  } finally {
+    other.close();
+  }
 });
