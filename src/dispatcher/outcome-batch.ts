@@ -79,12 +79,10 @@ export class OutcomeBatch {
       let group: Waiting[] = [];
       try {
         const recorded = await this.write((taken) => (group = taken));
-        for (const item of group) item.resolve(recorded.has(item.send.id));
+        answer(group, recorded);
       } catch (err) {
-        // The caller tries again (dispatcher.ts); a failed group is no one's acknowledgement.
         // Failed before the statement ran (database closed): everyone waiting fails with it.
-        if (group.length === 0) group = this.waiting.splice(0);
-        for (const item of group) item.reject(err);
+        fail(group.length > 0 ? group : this.waiting.splice(0), err);
       }
     }
     this.writers--;
@@ -103,17 +101,11 @@ export class OutcomeBatch {
       // More than one statement's worth: the rest in the next write.
       if (this.waiting.length > 0) this.queueSqliteWrite();
     }).then(
-      (recorded) => {
-        for (const item of group ?? []) item.resolve(recorded.has(item.send.id));
-      },
+      (recorded) => answer(group ?? [], recorded),
       (err: unknown) => {
-        // The caller tries again (dispatcher.ts); a failed group is no one's acknowledgement.
         // Failed before it took its group (database closed): everyone waiting fails with it.
-        if (group === undefined) {
-          this.queued = false;
-          group = this.waiting.splice(0);
-        }
-        for (const item of group) item.reject(err);
+        if (group === undefined) this.queued = false;
+        fail(group ?? this.waiting.splice(0), err);
       },
     );
   }
@@ -145,4 +137,14 @@ export class OutcomeBatch {
       return recorded;
     });
   }
+}
+
+/** Each outcome of a written group: recorded, or not (its claim was no longer ours). */
+function answer(group: Waiting[], recorded: Set<string>): void {
+  for (const item of group) item.resolve(recorded.has(item.send.id));
+}
+
+/** A failed group is no one's acknowledgement: each caller tries again (dispatcher.ts). */
+function fail(group: Waiting[], err: unknown): void {
+  for (const item of group) item.reject(err);
 }
