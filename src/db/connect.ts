@@ -68,6 +68,10 @@ function openSqlite(dataDir: string): Db {
   file.pragma('busy_timeout = 5000');
   file.pragma('foreign_keys = ON');
   file.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
+  // Temporary tables, sorts and statement journals in memory, not in temporary files: the claim
+  // (a materialized CTE, a sort, RETURNING) and any statement run in a savepoint of a group
+  // commit use them on every call, and they hold a few rows (docs/performance.md, eighth session).
+  file.pragma('temp_store = memory');
   const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(file) }) });
   const walSync = new WalSync(`${path}-wal`);
   return {

@@ -8,6 +8,19 @@ import type { WalSync } from './wal-sync.js';
 export type Tx = Kysely<Database>;
 
 /**
+ * When a SQLite write's caller hears back (PostgreSQL commits are always flushed first).
+ *
+ * - `disk` (the default): once the write is on disk (the WAL's fsync, db/wal-sync.ts): it
+ *   survives a power cut. Everything a caller outside the process is told rests on this.
+ * - `wal`: once it is committed to the WAL, and any fsync asked for before it is over. It survives
+ *   a crash of the process (the WAL is in the operating system's hands); a power cut may roll it
+ *   back, with everything committed after it (WAL recovery keeps a prefix of the commits). For
+ *   the send queue's own bookkeeping (claims, outcomes, leases: dispatch.repo.ts), whose loss at
+ *   worst sends a message again, never loses one (docs/decisions.md, Send queue bookkeeping).
+ */
+export type Durability = 'disk' | 'wal';
+
+/**
  * Runs fn in one transaction. On SQLite it begins IMMEDIATE: the write lock is taken up front,
  * so another process writing the same file makes us wait (busy timeout) rather than fail
  * half-way when a read transaction tries to upgrade.
@@ -15,8 +28,8 @@ export type Tx = Kysely<Database>;
  * On SQLite, transactions requested at the same time share one commit (see CommitGroup): with
  * synchronous=FULL every commit is an fsync, which costs more than the rest of a request.
  */
-export async function inTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T> {
-  if (db.engine === 'sqlite') return commitGroupOf(db).run(fn, false);
+export async function inTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>, durability: Durability = 'disk'): Promise<T> {
+  if (db.engine === 'sqlite') return commitGroupOf(db).run(fn, false, durability);
   return pgTransaction(db.kysely, fn);
 }
 
@@ -65,8 +78,8 @@ export async function inReadTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>): 
  * On SQLite it goes to the front of the commit queue and cuts the group being run short; on
  * PostgreSQL it runs on the priority connections (db.priority), which API requests never use.
  */
-export async function inPriorityTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T> {
-  if (db.engine === 'sqlite') return commitGroupOf(db).run(fn, true);
+export async function inPriorityTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>, durability: Durability = 'disk'): Promise<T> {
+  if (db.engine === 'sqlite') return commitGroupOf(db).run(fn, true, durability);
   return pgTransaction(db.priority, fn);
 }
 
@@ -75,8 +88,8 @@ export async function inPriorityTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T
  * runs on its own (autocommit), so it is durable after one round trip instead of three
  * (begin, statement, commit). Every round trip counts when the machine is busy.
  */
-export async function inPriorityStatement<T>(db: Db, statement: (tx: Tx) => Promise<T>): Promise<T> {
-  if (db.engine === 'sqlite') return commitGroupOf(db).run(statement, true);
+export async function inPriorityStatement<T>(db: Db, statement: (tx: Tx) => Promise<T>, durability: Durability = 'disk'): Promise<T> {
+  if (db.engine === 'sqlite') return commitGroupOf(db).run(statement, true, durability);
   return statement(db.priority);
 }
 
@@ -87,6 +100,7 @@ const MIN_OTHERS = 4;
 
 interface Job {
   fn: (tx: Tx) => Promise<unknown>;
+  durability: Durability;
   resolve: (value: unknown) => void;
   reject: (err: unknown) => void;
 }
@@ -119,9 +133,9 @@ class CommitGroup {
     this.statements = db.groupStatements;
   }
 
-  run<T>(fn: (tx: Tx) => Promise<T>, urgent: boolean): Promise<T> {
+  run<T>(fn: (tx: Tx) => Promise<T>, urgent: boolean, durability: Durability): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      (urgent ? this.urgent : this.queue).push({ fn, resolve: resolve as (value: unknown) => void, reject });
+      (urgent ? this.urgent : this.queue).push({ fn, durability, resolve: resolve as (value: unknown) => void, reject });
       this.schedule();
     });
   }
@@ -221,7 +235,7 @@ class CommitGroup {
     }
     this.queue.unshift(...others);
     // The commit writes the group's frames to the WAL; its fsync runs off the event loop
-    // (db/wal-sync.ts), and the next group may run meanwhile. Nobody is answered before it.
+    // (db/wal-sync.ts), and the next group may run meanwhile. No `disk` write is answered before it.
     try {
       this.statements.run('commit');
     } catch (err) {
@@ -233,17 +247,29 @@ class CommitGroup {
       for (const done of succeeded) done.job.resolve(done.result);
       return;
     }
-    walSync.sync().then(
+    // Only `disk` writes ask for a sync. A `wal` write is answered once the syncs asked for by
+    // its own group and those before are over: what it read may rest on such a commit (a claim
+    // of a send whose trigger shares its group), and must not act before that is on disk.
+    const disk = succeeded.filter((done) => done.job.durability === 'disk');
+    const wal = disk.length === succeeded.length ? [] : succeeded.filter((done) => done.job.durability === 'wal');
+    const synced = disk.length > 0 ? walSync.sync() : undefined;
+    synced?.then(
       () => {
-        for (const done of succeeded) done.job.resolve(done.result);
+        for (const done of disk) done.job.resolve(done.result);
       },
       // Committed, but not known to be on disk: nobody was acknowledged, as with a failed commit.
       (err: unknown) => {
-        for (const done of succeeded) done.job.reject(err);
+        for (const done of disk) done.job.reject(err);
       },
     );
+    if (wal.length > 0)
+      void (synced ? synced.then(ignore, ignore) : walSync.settled()).then(() => {
+        for (const done of wal) done.job.resolve(done.result);
+      });
   }
 }
+
+function ignore(): void {}
 
 const groups = new WeakMap<Db, CommitGroup>();
 

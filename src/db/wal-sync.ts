@@ -54,6 +54,15 @@ export class WalSync {
     return this.queued;
   }
 
+  /**
+   * Resolves once the syncs asked for so far are over (at once when none is): every frame of a
+   * commit that asked for one is then on disk, or its caller has heard it is not. Starts none.
+   */
+  settled(): Promise<void> {
+    const last = this.queued ?? this.running;
+    return last ? last.then(ignore, ignore) : Promise.resolve();
+  }
+
   async close(): Promise<void> {
     const handle = this.handle;
     this.handle = undefined;
@@ -76,3 +85,5 @@ export class WalSync {
     if (this.running === settled) this.running = undefined;
   }
 }
+
+function ignore(): void {}

@@ -2,7 +2,7 @@ import { type RawBuilder, sql } from 'kysely';
 import type { Db } from '../db/connect.js';
 import { kyselyOf, type Queryable } from '../db/queryable.js';
 import type { SendStatus, SendsTable } from '../db/schema.js';
-import { inPriorityStatement, inTransaction, type Tx } from '../db/transaction.js';
+import { type Durability, inPriorityStatement, inTransaction, type Tx } from '../db/transaction.js';
 import { parseStoredJson } from '../json-limits.js';
 
 /**
@@ -20,6 +20,14 @@ export type ClaimedSend = Pick<SendsTable, 'id' | 'account_id' | 'campaign_id' |
 };
 
 /**
+ * The durability of the queue's own writes on SQLite (claims, outcomes, leases, sends ended at
+ * their due time): committed to the WAL, not waiting for a sync of their own (db/transaction.ts).
+ * A process crash keeps them; a power cut may roll the last of them back, which leaves a send
+ * claimable again: at worst a message goes out twice, none is lost (docs/decisions.md).
+ */
+export const QUEUE_WRITE: Durability = 'wal';
+
+/**
  * Claims due sends with one UPDATE ... RETURNING: pending and queued sends whose time has
  * come, and sends whose worker's lease ran out (it died mid-send). `attempts` is bumped here:
  * it fences the outcome write of a worker whose lease was taken over.
@@ -35,9 +43,10 @@ export type ClaimedSend = Pick<SendsTable, 'id' | 'account_id' | 'campaign_id' |
 export async function claimDueSends(db: Db, now: number, leaseMs: number, limit: number): Promise<ClaimedSend[]> {
   const statement = sql<ClaimedRow>`with ${pickDue(db, now, limit)} ${claimPicked(now, leaseMs)}`;
   // PostgreSQL: one statement on its own (autocommit), one round trip. SQLite: in a transaction
-  // of its own so that the claim shares its commit (an fsync) with the outcomes being recorded
-  // at the same moment (group commit, db/transaction.ts).
-  const result = db.engine === 'postgres' ? await statement.execute(db.kysely) : await inTransaction(db, (tx) => statement.execute(tx));
+  // of its own so that the claim shares its commit with the outcomes being recorded at the same
+  // moment (group commit, db/transaction.ts).
+  const result =
+    db.engine === 'postgres' ? await statement.execute(db.kysely) : await inTransaction(db, (tx) => statement.execute(tx), QUEUE_WRITE);
   return result.rows.map(toClaimedSend);
 }
 
@@ -101,14 +110,17 @@ export async function nextDueAt(db: Queryable): Promise<number | undefined> {
 export async function renewSendLeases(db: Db, leases: { id: string; attempts: number }[], until: number): Promise<string[]> {
   const byAttempts = new Map<number, string[]>();
   for (const { id, attempts } of leases) byAttempts.set(attempts, [...(byAttempts.get(attempts) ?? []), id]);
-  const renewed = await inPriorityStatement(db, (tx) =>
-    tx
-      .updateTable('sends')
-      .set({ lease_until: until })
-      .where('status', '=', 'sending')
-      .where((eb) => eb.or([...byAttempts].map(([attempts, ids]) => eb.and([eb('attempts', '=', attempts), eb('id', 'in', ids)]))))
-      .returning('id')
-      .execute(),
+  const renewed = await inPriorityStatement(
+    db,
+    (tx) =>
+      tx
+        .updateTable('sends')
+        .set({ lease_until: until })
+        .where('status', '=', 'sending')
+        .where((eb) => eb.or([...byAttempts].map(([attempts, ids]) => eb.and([eb('attempts', '=', attempts), eb('id', 'in', ids)]))))
+        .returning('id')
+        .execute(),
+    QUEUE_WRITE,
   );
   return renewed.map((row) => row.id);
 }
@@ -150,7 +162,7 @@ export async function finishUndeliveredMany(
       from (values ${sql.join(rows)}) as v
      where sends.id = v.column1 and sends.status = 'sending' and sends.attempts = v.column2`;
   if (db.engine === 'postgres') await statement.execute(db.kysely);
-  else await inTransaction(db, (tx) => statement.execute(tx));
+  else await inTransaction(db, (tx) => statement.execute(tx), QUEUE_WRITE);
 }
 
 /** A bounce: the send ends in error, with the refused address and when it bounced. False when the claim was no longer ours. */

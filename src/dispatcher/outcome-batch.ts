@@ -1,6 +1,6 @@
 import { type Db, PRIORITY_POOL_SIZE } from '../db/connect.js';
 import { inPriorityStatement, inPriorityTransaction, type Tx } from '../db/transaction.js';
-import { type ClaimedSend, type Delivered, markSentMany } from './dispatch.repo.js';
+import { type ClaimedSend, type Delivered, markSentMany, QUEUE_WRITE } from './dispatch.repo.js';
 
 interface Waiting {
   send: ClaimedSend;
@@ -52,7 +52,7 @@ export class OutcomeBatch {
     this.maxWriters = PRIORITY_POOL_SIZE;
   }
 
-  /** Resolves once the outcome is durable: true when it was recorded, false when the claim was no longer ours. */
+  /** Resolves once the outcome is committed (QUEUE_WRITE): true when it was recorded, false when the claim was no longer ours. */
   record(send: ClaimedSend, result: Delivered, now: number, alsoInTx?: (tx: Tx) => Promise<void>): Promise<boolean> {
     return new Promise<boolean>((resolve, reject) => {
       this.waiting.push({ send, result, now, alsoInTx, resolve, reject });
@@ -124,18 +124,26 @@ export class OutcomeBatch {
     // runs, and takes its group, at once.
     const withWork = this.waiting.slice(0, OutcomeBatch.MAX).some((w) => w.alsoInTx);
     if (this.db.engine === 'postgres' && !withWork) {
-      return inPriorityStatement(this.db, (tx) => {
-        const group = take();
-        return group.length > 0 ? markSentMany(tx, group) : Promise.resolve(new Set<string>());
-      });
+      return inPriorityStatement(
+        this.db,
+        (tx) => {
+          const group = take();
+          return group.length > 0 ? markSentMany(tx, group) : Promise.resolve(new Set<string>());
+        },
+        QUEUE_WRITE,
+      );
     }
-    return inPriorityTransaction(this.db, async (tx) => {
-      const group = take();
-      if (group.length === 0) return new Set<string>();
-      const recorded = await markSentMany(tx, group);
-      for (const item of group) if (item.alsoInTx && recorded.has(item.send.id)) await item.alsoInTx(tx);
-      return recorded;
-    });
+    return inPriorityTransaction(
+      this.db,
+      async (tx) => {
+        const group = take();
+        if (group.length === 0) return new Set<string>();
+        const recorded = await markSentMany(tx, group);
+        for (const item of group) if (item.alsoInTx && recorded.has(item.send.id)) await item.alsoInTx(tx);
+        return recorded;
+      },
+      QUEUE_WRITE,
+    );
   }
 }
 

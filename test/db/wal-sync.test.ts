@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
+import SqliteDatabase from 'better-sqlite3';
 import { sql } from 'kysely';
 import { type Db, openDatabase, WAL_AUTOCHECKPOINT_PAGES } from '../../src/db/connect.js';
 import { inPriorityTransaction, inTransaction } from '../../src/db/transaction.js';
@@ -56,6 +57,66 @@ test('a group is answered only after a WAL sync asked for after its commit has f
   }
   // Ten transactions of one turn: one commit, one sync, then the ten answers.
   assert.deepEqual(events, ['sync asked', 'synced', ...Array(10).fill('answered')]);
+});
+
+/** Runs fn with the WAL's sync wrapped to log when it is asked for and when it is over. */
+async function withSyncLog(events: string[], fn: () => Promise<unknown>): Promise<void> {
+  const walSync = db.walSync!;
+  const original = walSync.sync.bind(walSync);
+  walSync.sync = () => {
+    events.push('sync asked');
+    return original().then(() => {
+      events.push('synced');
+    });
+  };
+  try {
+    await fn();
+  } finally {
+    walSync.sync = original;
+  }
+}
+
+test("a group of 'wal' writes only (the send queue's) asks for no sync, and each is committed when answered", async () => {
+  const events: string[] = [];
+  await withSyncLog(events, () =>
+    Promise.all([
+      inTransaction(db, insert('w1'), 'wal').then(() => events.push('answered')),
+      inPriorityTransaction(db, insert('w2'), 'wal').then(() => events.push('answered')),
+    ]),
+  );
+  assert.deepEqual(events, ['answered', 'answered']);
+  // Committed: another connection to the file sees both.
+  const other = new SqliteDatabase(join(dataDir, 'herald.db'), { readonly: true });
+  try {
+    assert.equal((other.prepare("select count(*) as n from notes where text in ('w1', 'w2')").get() as { n: number }).n, 2);
+  } finally {
+    other.close();
+  }
+});
+
+test("a 'wal' write in a group with a 'disk' write is answered after that group's sync (what it read may rest on it)", async () => {
+  const events: string[] = [];
+  await withSyncLog(events, () =>
+    Promise.all([
+      inTransaction(db, insert('d1')).then(() => events.push('disk answered')),
+      inTransaction(db, insert('w3'), 'wal').then(() => events.push('wal answered')),
+    ]),
+  );
+  assert.deepEqual(events, ['sync asked', 'synced', 'disk answered', 'wal answered']);
+});
+
+test("a 'wal' write waits for a sync asked for by an earlier group that is still under way", async () => {
+  const events: string[] = [];
+  await withSyncLog(events, async () => {
+    const disk = inTransaction(db, insert('d2')).then(() => events.push('disk answered'));
+    // The next turn: its own group, committed while the first group's sync may still run.
+    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setImmediate(resolve));
+    const wal = inTransaction(db, insert('w4'), 'wal').then(() => events.push('wal answered'));
+    await Promise.all([disk, wal]);
+  });
+  assert.equal(events.filter((e) => e === 'sync asked').length, 1, 'the wal group asks for none');
+  assert.ok(events.indexOf('wal answered') > events.indexOf('synced'), events.join(', '));
 });
 
 test('transactions over many turns, with syncs under way, all commit and are there after a reopen', async () => {
