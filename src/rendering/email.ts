@@ -70,11 +70,9 @@ export async function renderEmail(input: EmailRenderInput): Promise<RenderedEmai
   if (!campaign.email.html && !campaign.email.text) throw new DeliveryError('campaign has no email body (html or text)', false);
 
   const variables = templateVariables(input.contact, campaign, unsubscribeUrl, input.trigger);
-  const [subject, renderedHtml, renderedText] = await Promise.all([
-    render(renderTemplate, campaign.email.subject ?? '', variables, 'subject'),
-    campaign.email.html ? render(renderHtmlTemplate, campaign.email.html, variables, 'html') : Promise.resolve(null),
-    campaign.email.text ? render(renderTemplate, campaign.email.text, variables, 'text') : Promise.resolve(null),
-  ]);
+  const subject = render(renderTemplate, campaign.email.subject ?? '', variables, 'subject');
+  const renderedHtml = campaign.email.html ? render(renderHtmlTemplate, campaign.email.html, variables, 'html') : null;
+  const renderedText = campaign.email.text ? render(renderTemplate, campaign.email.text, variables, 'text') : null;
 
   const html = renderedHtml === null ? null : withTracking(withHtmlFooter(renderedHtml, unsubscribeUrl), unsubscribeUrl, input.tracking);
   const text = withTextFooter(renderedText ?? htmlToText(renderedHtml ?? ''), unsubscribeUrl);
@@ -110,11 +108,11 @@ export async function previewEmail({ campaign, contact, unsubscribeUrl, trigger 
   return { subject: email.subject, html: email.html, text: email.text };
 }
 
-type Renderer = (source: string, variables: Record<string, unknown>) => Promise<string>;
+type Renderer = (source: string, variables: Record<string, unknown>) => string;
 
-async function render(renderer: Renderer, source: string, variables: Record<string, unknown>, part: string): Promise<string> {
+function render(renderer: Renderer, source: string, variables: Record<string, unknown>, part: string): string {
   try {
-    return await renderer(source, variables);
+    return renderer(source, variables);
   } catch (err) {
     // Syntax is checked when the campaign is saved; what is left fails the same way every time.
     throw new DeliveryError(`email ${part} template failed to render: ${(err as Error).message.split('\n')[0]}`, false);

@@ -42,7 +42,7 @@ export async function renderWhatsAppMessage(input: WhatsAppRenderInput): Promise
   const variables = templateVariables(input.contact, campaign, input.unsubscribeUrl, input.trigger);
   let texts: string[];
   try {
-    texts = await Promise.all(campaign.whatsapp.params.map((source) => renderTemplate(source, variables)));
+    texts = campaign.whatsapp.params.map((source) => renderTemplate(source, variables));
   } catch (err) {
     throw new DeliveryError(`WhatsApp parameter failed to render: ${(err as Error).message.split('\n')[0]}`, false);
   }

@@ -111,6 +111,23 @@ describe('Liquid errors on save', () => {
     assert.deepEqual(await campaignsOf(accountId), []);
   });
 
+  test('a template that would load a file (include, render, layout) is refused at its field; nothing is created', async () => {
+    const { panel, accountId } = await signedIn(t);
+    const res = await panel.post('/campaigns', {
+      name: 'Files',
+      channel: 'email',
+      subject: "{% include 'package.json' %}",
+      html: "<p>{% if true %}{% render 'data/secret' %}{% endif %}</p>",
+      text: "{% layout 'package.json' %}x",
+    });
+    assert.deepEqual(assertError(res, 400, 'Validation Error').details, [
+      { path: '/subject', message: 'Subject, line 1: the "include" tag is not supported: templates cannot load other files' },
+      { path: '/html', message: 'HTML body, line 1: the "render" tag is not supported: templates cannot load other files' },
+      { path: '/text', message: 'Plain-text body, line 1: the "layout" tag is not supported: templates cannot load other files' },
+    ]);
+    assert.deepEqual(await campaignsOf(accountId), []);
+  });
+
   test('a WhatsApp parameter is named by its number', async () => {
     const { panel } = await signedIn(t, { plan: 'pro' });
     const res = await panel.post('/campaigns', {

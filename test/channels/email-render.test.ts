@@ -148,6 +148,23 @@ describe('email rendering', () => {
       assert.equal(err.temporary, false);
     }
   });
+
+  test('a template never loads a file: include, render and layout fail for good, and no file text gets out', async () => {
+    // As a template stored before such tags were refused on save would: the process's working
+    // directory holds package.json, which Liquid's file tags would otherwise read.
+    for (const tag of ["{% include 'package.json' %}", "{% if true %}{% render 'package.json' %}{% endif %}", "{% layout 'package.json' %}x"]) {
+      for (const part of ['subject', 'html', 'text'] as const) {
+        const err = await render({ html: '<p>x</p>', [part]: tag }).then(
+          (email) => email,
+          (e: unknown) => e,
+        );
+        assert.ok(err instanceof DeliveryError, `${part}: ${tag}`);
+        assert.equal(err.temporary, false);
+        assert.match(err.message, /tag is not supported: templates cannot load other files/);
+        assert.doesNotMatch(err.message, /herald/);
+      }
+    }
+  });
 });
 
 describe('html to text', () => {
