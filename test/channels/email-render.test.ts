@@ -152,7 +152,11 @@ describe('email rendering', () => {
   test('a template never loads a file: include, render and layout fail for good, and no file text gets out', async () => {
     // As a template stored before such tags were refused on save would: the process's working
     // directory holds package.json, which Liquid's file tags would otherwise read.
-    for (const tag of ["{% include 'package.json' %}", "{% if true %}{% render 'package.json' %}{% endif %}", "{% layout 'package.json' %}x"]) {
+    for (const tag of [
+      "{% include 'package.json' %}",
+      "{% if true %}{% render 'package.json' %}{% endif %}",
+      "{% layout 'package.json' %}x",
+    ]) {
       for (const part of ['subject', 'html', 'text'] as const) {
         const err = await render({ html: '<p>x</p>', [part]: tag }).then(
           (email) => email,
