@@ -16,7 +16,7 @@ export type Tx = Kysely<Database>;
  *   a crash of the process (the WAL is in the operating system's hands); a power cut may roll it
  *   back, with everything committed after it (WAL recovery keeps a prefix of the commits). For
  *   the send queue's own bookkeeping (claims, outcomes, leases: dispatch.repo.ts), whose loss at
- *   worst sends a message again, never loses one (docs/decisions.md, Send queue bookkeeping).
+ *   worst sends a message again, never loses one (docs/decisions.md, the send queue's own writes).
  */
 export type Durability = 'disk' | 'wal';
 
