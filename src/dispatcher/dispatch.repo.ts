@@ -134,9 +134,18 @@ function fenced(tx: Tx, send: ClaimedSend) {
   return tx.updateTable('sends').where('id', '=', send.id).where('status', '=', 'sending').where('attempts', '=', send.attempts);
 }
 
-/** Ends a claimed send without delivering it (optout, rejected, error at due time). */
-export async function finishUndelivered(db: Queryable, send: ClaimedSend, status: UndeliveredStatus, reason: string | null, now: number) {
-  await fenced(kyselyOf(db), send).set({ status, reason, lease_until: null, updated_at: now }).execute();
+/** Ends a claimed send without delivering it (an error after its delivery failed for good). */
+export async function finishUndelivered(db: Db, send: ClaimedSend, status: UndeliveredStatus, reason: string | null, now: number) {
+  await queueStatement(db, (q) => fenced(q, send).set({ status, reason, lease_until: null, updated_at: now }).execute());
+}
+
+/**
+ * One of the queue's own writes, alone: on PostgreSQL one statement (autocommit, one round trip);
+ * on SQLite a QUEUE_WRITE in the commit queue, so it neither syncs on the event loop (a write
+ * outside group commits runs at `synchronous = FULL`) nor waits for a sync of its own.
+ */
+function queueStatement<T>(db: Db, statement: (q: Tx) => Promise<T>): Promise<T> {
+  return db.engine === 'postgres' ? statement(db.kysely) : inTransaction(db, statement, QUEUE_WRITE);
 }
 
 export type UndeliveredStatus = Extract<SendStatus, 'optout' | 'rejected' | 'error'>;
@@ -202,6 +211,8 @@ export async function markSentMany(tx: Tx, outcomes: { send: ClaimedSend; result
 }
 
 /** A temporary failure: back to the queue, due again at `dueAt`. */
-export async function requeue(db: Queryable, send: ClaimedSend, reason: string, dueAt: number, now: number) {
-  await fenced(kyselyOf(db), send).set({ status: 'queued', reason, due_at: dueAt, lease_until: null, updated_at: now }).execute();
+export async function requeue(db: Db, send: ClaimedSend, reason: string, dueAt: number, now: number) {
+  await queueStatement(db, (q) =>
+    fenced(q, send).set({ status: 'queued', reason, due_at: dueAt, lease_until: null, updated_at: now }).execute(),
+  );
 }
