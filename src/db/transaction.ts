@@ -251,25 +251,24 @@ class CommitGroup {
     // its own group and those before are over: what it read may rest on such a commit (a claim
     // of a send whose trigger shares its group), and must not act before that is on disk.
     const disk = succeeded.filter((done) => done.job.durability === 'disk');
-    const wal = disk.length === succeeded.length ? [] : succeeded.filter((done) => done.job.durability === 'wal');
-    const synced = disk.length > 0 ? walSync.sync() : undefined;
-    synced?.then(
-      () => {
-        for (const done of disk) done.job.resolve(done.result);
-      },
-      // Committed, but not known to be on disk: nobody was acknowledged, as with a failed commit.
-      (err: unknown) => {
-        for (const done of disk) done.job.reject(err);
-      },
-    );
+    const wal = succeeded.filter((done) => done.job.durability === 'wal');
+    if (disk.length > 0)
+      walSync.sync().then(
+        () => {
+          for (const done of disk) done.job.resolve(done.result);
+        },
+        // Committed, but not known to be on disk: nobody was acknowledged, as with a failed commit.
+        (err: unknown) => {
+          for (const done of disk) done.job.reject(err);
+        },
+      );
+    // Asked after this group's own sync, if any: settled() covers it too.
     if (wal.length > 0)
-      void (synced ? synced.then(ignore, ignore) : walSync.settled()).then(() => {
+      void walSync.settled().then(() => {
         for (const done of wal) done.job.resolve(done.result);
       });
   }
 }
-
-function ignore(): void {}
 
 const groups = new WeakMap<Db, CommitGroup>();
 

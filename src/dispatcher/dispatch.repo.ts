@@ -28,6 +28,15 @@ export type ClaimedSend = Pick<SendsTable, 'id' | 'account_id' | 'campaign_id' |
 export const QUEUE_WRITE: Durability = 'wal';
 
 /**
+ * One of the queue's own writes, alone: on PostgreSQL one statement (autocommit, one round trip);
+ * on SQLite a QUEUE_WRITE in the commit queue, so it neither syncs on the event loop (a write
+ * outside group commits runs at `synchronous = FULL`) nor waits for a sync of its own.
+ */
+function queueStatement<T>(db: Db, statement: (q: Tx) => Promise<T>): Promise<T> {
+  return db.engine === 'postgres' ? statement(db.kysely) : inTransaction(db, statement, QUEUE_WRITE);
+}
+
+/**
  * Claims due sends with one UPDATE ... RETURNING: pending and queued sends whose time has
  * come, and sends whose worker's lease ran out (it died mid-send). `attempts` is bumped here:
  * it fences the outcome write of a worker whose lease was taken over.
@@ -42,11 +51,9 @@ export const QUEUE_WRITE: Durability = 'wal';
  */
 export async function claimDueSends(db: Db, now: number, leaseMs: number, limit: number): Promise<ClaimedSend[]> {
   const statement = sql<ClaimedRow>`with ${pickDue(db, now, limit)} ${claimPicked(now, leaseMs)}`;
-  // PostgreSQL: one statement on its own (autocommit), one round trip. SQLite: in a transaction
-  // of its own so that the claim shares its commit with the outcomes being recorded at the same
-  // moment (group commit, db/transaction.ts).
-  const result =
-    db.engine === 'postgres' ? await statement.execute(db.kysely) : await inTransaction(db, (tx) => statement.execute(tx), QUEUE_WRITE);
+  // PostgreSQL: one round trip. SQLite: the claim shares its commit with the outcomes being
+  // recorded at the same moment (group commit, db/transaction.ts).
+  const result = await queueStatement(db, (q) => statement.execute(q));
   return result.rows.map(toClaimedSend);
 }
 
@@ -139,15 +146,6 @@ export async function finishUndelivered(db: Db, send: ClaimedSend, status: Undel
   await queueStatement(db, (q) => fenced(q, send).set({ status, reason, lease_until: null, updated_at: now }).execute());
 }
 
-/**
- * One of the queue's own writes, alone: on PostgreSQL one statement (autocommit, one round trip);
- * on SQLite a QUEUE_WRITE in the commit queue, so it neither syncs on the event loop (a write
- * outside group commits runs at `synchronous = FULL`) nor waits for a sync of its own.
- */
-function queueStatement<T>(db: Db, statement: (q: Tx) => Promise<T>): Promise<T> {
-  return db.engine === 'postgres' ? statement(db.kysely) : inTransaction(db, statement, QUEUE_WRITE);
-}
-
 export type UndeliveredStatus = Extract<SendStatus, 'optout' | 'rejected' | 'error'>;
 
 /**
@@ -170,8 +168,7 @@ export async function finishUndeliveredMany(
        set status = v.column3, reason = v.column4, lease_until = null, updated_at = ${now}
       from (values ${sql.join(rows)}) as v
      where sends.id = v.column1 and sends.status = 'sending' and sends.attempts = v.column2`;
-  if (db.engine === 'postgres') await statement.execute(db.kysely);
-  else await inTransaction(db, (tx) => statement.execute(tx), QUEUE_WRITE);
+  await queueStatement(db, (q) => statement.execute(q));
 }
 
 /** A bounce: the send ends in error, with the refused address and when it bounced. False when the claim was no longer ours. */
