@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/queryable.js';
-import { kyselyOf } from '../db/queryable.js';
+import { kyselyOf, writeOn } from '../db/queryable.js';
 import type { OutboxMessagesTable } from '../db/schema.js';
 
 /** Keeps one rendered message in the outbox. */
@@ -8,10 +8,12 @@ export async function insertOutboxMessage(
   accountId: string,
   message: Omit<OutboxMessagesTable, 'account_id'>,
 ): Promise<void> {
-  await kyselyOf(db)
-    .insertInto('outbox_messages')
-    .values({ ...message, account_id: accountId })
-    .execute();
+  await writeOn(db, (q) =>
+    q
+      .insertInto('outbox_messages')
+      .values({ ...message, account_id: accountId })
+      .execute(),
+  );
 }
 
 /** The account's outbox rows, newest first; optionally one campaign's only. */

@@ -39,16 +39,24 @@ pg.types.setTypeParser(1700, (value: string) => Number(value));
 /** Opens the configured database and brings its schema up to date. */
 export async function openDatabase(
   config: Pick<Config, 'databaseUrl' | 'dataDir'> & Partial<Pick<Config, 'databasePoolSize' | 'databasePreparedStatements'>>,
-  options: { poolSize?: number } = {},
+  options: {
+    poolSize?: number;
+    /**
+     * SQLite: told of each write run outside a transaction once the database is open (tests
+     * check that none does: every write goes through the commit queue, db/transaction.ts).
+     */
+    onWriteOutsideTransaction?: (sql: string) => void;
+  } = {},
 ): Promise<Db> {
   const poolSize = options.poolSize ?? config.databasePoolSize ?? DEFAULT_DATABASE_POOL_SIZE;
   const db = config.databaseUrl
     ? openPostgres(config.databaseUrl, poolSize, config.databasePreparedStatements ?? true)
-    : openSqlite(config.dataDir);
+    : openSqlite(config.dataDir, options.onWriteOutsideTransaction);
   try {
     await migrateToLatest(db.kysely);
     // After the migrations the WAL file exists; if it cannot be opened, commits sync themselves.
     await db.walSync?.open();
+    opened.add(db);
   } catch (err) {
     await db.close();
     throw err;
@@ -56,7 +64,10 @@ export async function openDatabase(
   return db;
 }
 
-function openSqlite(dataDir: string): Db {
+/** Databases whose migrations are over (their own writes run outside transactions). */
+const opened = new WeakSet<Db>();
+
+function openSqlite(dataDir: string, onWriteOutsideTransaction?: (sql: string) => void): Db {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const path = join(dataDir, 'herald.db');
   createOwnerOnly(path);
@@ -72,9 +83,10 @@ function openSqlite(dataDir: string): Db {
   // (a materialized CTE, a sort, RETURNING) and any statement run in a savepoint of a group
   // commit use them on every call, and they hold a few rows (docs/performance.md, eighth session).
   file.pragma('temp_store = memory');
-  const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(file) }) });
+  const strayWrites = onWriteOutsideTransaction && ((text: string) => opened.has(db) && onWriteOutsideTransaction(text));
+  const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(file, strayWrites) }) });
   const walSync = new WalSync(`${path}-wal`);
-  return {
+  const db: Db = {
     kysely,
     priority: kysely,
     engine: 'sqlite',
@@ -85,6 +97,7 @@ function openSqlite(dataDir: string): Db {
       await walSync.close();
     },
   };
+  return db;
 }
 
 /**
@@ -127,11 +140,16 @@ const STATEMENT_CACHE_SIZE = 500;
  * constant strings (db/constant-statements.ts), whose hash V8 keeps: finding them costs no
  * pass over the text.
  */
-function withStatementCache(file: SqliteDatabase.Database): SqliteDatabaseLike {
+function withStatementCache(file: SqliteDatabase.Database, onWriteOutsideTransaction?: (sql: string) => void): SqliteDatabaseLike {
   const cache = new ClockCache<string, SqliteDatabase.Statement>(STATEMENT_CACHE_SIZE);
   return {
     close: () => file.close(),
-    prepare: (text: string) => cache.get(text, () => file.prepare(text)),
+    prepare: (text: string) => {
+      const statement = cache.get(text, () => file.prepare(text));
+      // Kysely runs a statement right after preparing it.
+      if (onWriteOutsideTransaction && !statement.readonly && !file.inTransaction) onWriteOutsideTransaction(text);
+      return statement;
+    },
   };
 }
 

@@ -84,6 +84,18 @@ export async function inPriorityTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T
 }
 
 /**
+ * One statement as its own unit of work. On PostgreSQL it runs alone (autocommit: one round trip
+ * instead of begin, statement, commit). On SQLite it is a transaction of the commit queue: a
+ * statement run outside one would commit at `synchronous = FULL`, its fsync on the event loop,
+ * stopping every request and delivery of the process meanwhile (docs/decisions.md, "Every
+ * SQLite write in the commit queue").
+ */
+export async function inStatement<T>(db: Db, statement: (tx: Tx) => Promise<T>, durability: Durability = 'disk'): Promise<T> {
+  if (db.engine === 'sqlite') return commitGroupOf(db).run(statement, false, durability);
+  return statement(db.kysely);
+}
+
+/**
  * One statement with the same priority, for work that is a single statement: on PostgreSQL it
  * runs on its own (autocommit), so it is durable after one round trip instead of three
  * (begin, statement, commit). Every round trip counts when the machine is busy.

@@ -2,7 +2,7 @@ import { type RawBuilder, sql } from 'kysely';
 import type { Db } from '../db/connect.js';
 import { kyselyOf, type Queryable } from '../db/queryable.js';
 import type { SendStatus, SendsTable } from '../db/schema.js';
-import { type Durability, inPriorityStatement, inTransaction, type Tx } from '../db/transaction.js';
+import { type Durability, inPriorityStatement, inStatement, type Tx } from '../db/transaction.js';
 import { parseStoredJson } from '../json-limits.js';
 
 /**
@@ -27,13 +27,9 @@ export type ClaimedSend = Pick<SendsTable, 'id' | 'account_id' | 'campaign_id' |
  */
 export const QUEUE_WRITE: Durability = 'wal';
 
-/**
- * One of the queue's own writes, alone: on PostgreSQL one statement (autocommit, one round trip);
- * on SQLite a QUEUE_WRITE in the commit queue, so it neither syncs on the event loop (a write
- * outside group commits runs at `synchronous = FULL`) nor waits for a sync of its own.
- */
+/** One of the queue's own writes, alone: one statement on PostgreSQL, a QUEUE_WRITE in SQLite's commit queue. */
 function queueStatement<T>(db: Db, statement: (q: Tx) => Promise<T>): Promise<T> {
-  return db.engine === 'postgres' ? statement(db.kysely) : inTransaction(db, statement, QUEUE_WRITE);
+  return inStatement(db, statement, QUEUE_WRITE);
 }
 
 /**
@@ -50,10 +46,14 @@ function queueStatement<T>(db: Db, statement: (q: Tx) => Promise<T>): Promise<T>
  * cannot change before the update; on SQLite the statement is atomic (one writer).
  */
 export async function claimDueSends(db: Db, now: number, leaseMs: number, limit: number): Promise<ClaimedSend[]> {
-  const statement = sql<ClaimedRow>`with ${pickDue(db, now, limit)} ${claimPicked(now, leaseMs)}`;
   // PostgreSQL: one round trip. SQLite: the claim shares its commit with the outcomes being
   // recorded at the same moment (group commit, db/transaction.ts).
-  const result = await queueStatement(db, (q) => statement.execute(q));
+  return queueStatement(db, (q) => claimIn(q, db, now, leaseMs, limit));
+}
+
+/** The claim statement, run on `q` (a transaction of the caller's, or the pool). */
+export async function claimIn(q: Tx, db: Db, now: number, leaseMs: number, limit: number): Promise<ClaimedSend[]> {
+  const result = await sql<ClaimedRow>`with ${pickDue(db, now, limit)} ${claimPicked(now, leaseMs)}`.execute(q);
   return result.rows.map(toClaimedSend);
 }
 

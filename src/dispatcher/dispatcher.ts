@@ -11,17 +11,9 @@ import type { Campaign } from '../modules/campaigns/campaign.js';
 import type { ContactProfile } from '../modules/contacts/contacts.service.js';
 import type { SendOutcome } from '../ops/metrics.js';
 import { recordBounce } from './bounces.js';
-import {
-  type ClaimedSend,
-  claimDueSends,
-  finishUndelivered,
-  finishUndeliveredMany,
-  nextDueAt,
-  renewSendLeases,
-  requeue,
-} from './dispatch.repo.js';
-import { claimWithDueData } from './dispatch-claim.pg.js';
-import { type DueData, readDueData, type Verdict, verdictsOf } from './due-checks.js';
+import { type ClaimedSend, finishUndelivered, finishUndeliveredMany, nextDueAt, renewSendLeases, requeue } from './dispatch.repo.js';
+import { claimBatch } from './dispatch-claim.js';
+import { type DueData, type Verdict, verdictsOf } from './due-checks.js';
 import { OutcomeBatch } from './outcome-batch.js';
 
 export interface DispatcherOptions {
@@ -69,8 +61,8 @@ export const SEND_RETRY: RetrySchedule = { delaysMs: doublingDelays(5_000, 30 * 
 /** The PostgreSQL channel that wakes worker processes when a send is queued (jobs/wakeup.ts). */
 export const SENDS_WAKEUP_CHANNEL = 'herald_sends';
 
-/** A batch's verdicts, once the sends its checks stopped are ended (one write for all of them). */
-type DueChecks = Promise<{ verdicts: Map<string, Verdict>; now: number; ended: Promise<void> }>;
+/** A batch's verdicts, and the write that ends the sends its checks stopped (one for all of them). */
+type DueChecks = { verdicts: Map<string, Verdict>; now: number; ended: Promise<void> };
 
 /**
  * Claims due sends from the database and delivers them. The database is the queue: this
@@ -84,8 +76,8 @@ export class Dispatcher {
   private readonly retry: RetrySchedule;
   private readonly now: () => number;
   private readonly outcomes: OutcomeBatch;
-  /** What the PostgreSQL claim read with a batch (dispatch-claim.pg.ts), until its checks take it. */
-  private readonly preloaded = new WeakMap<ClaimedSend[], DueData>();
+  /** What a batch's claim read with it (dispatch-claim.ts), until its checks take it. */
+  private readonly claimedData = new WeakMap<ClaimedSend[], DueData>();
 
   constructor(private readonly options: DispatcherOptions) {
     const { db } = options;
@@ -144,43 +136,33 @@ export class Dispatcher {
     return this.runner.runOnce();
   }
 
-  /**
-   * On PostgreSQL the claim statement also reads what the batch's checks and rendering need
-   * (one round trip); on SQLite the claim is a statement and the reads a read transaction.
-   */
+  /** The claim reads what the batch's checks and rendering need with it (dispatch-claim.ts), kept for checkBatch. */
   private async claim(now: number, leaseMs: number, limit: number): Promise<ClaimedSend[]> {
-    const { db } = this.options;
-    if (db.engine !== 'postgres') return claimDueSends(db, now, leaseMs, limit);
-    const { sends, data } = await claimWithDueData(db, now, leaseMs, limit);
-    if (sends.length > 0) this.preloaded.set(sends, data);
+    const { sends, data } = await claimBatch(this.options.db, now, leaseMs, limit);
+    if (sends.length > 0) this.claimedData.set(sends, data);
     return sends;
   }
 
   /**
-   * A claimed batch: the due-time checks of all its sends from one read (or the claim's), and
-   * the sends they stop ended in one write, before each other send goes on its own (delivery
-   * and its fenced outcome).
+   * A claimed batch: the due-time checks of all its sends from the data its claim read, and the
+   * sends they stop ended in one write, before each other send goes on its own (delivery and
+   * its fenced outcome).
    */
   private checkBatch(claimed: ClaimedSend[]): DueChecks {
     const { db } = this.options;
     const now = this.now();
-    const preloaded = this.preloaded.get(claimed);
-    this.preloaded.delete(claimed);
-    const checks = (preloaded ? Promise.resolve(preloaded) : readDueData(db, claimed)).then((data) => {
-      const verdicts = verdictsOf(claimed, data, now);
-      const stopped: Parameters<typeof finishUndeliveredMany>[1] = [];
-      for (const send of claimed) {
-        const verdict = verdicts.get(send.id)!;
-        if ('end' in verdict) stopped.push({ send, status: verdict.end, reason: verdict.reason });
-      }
-      const ended = finishUndeliveredMany(db, stopped, now);
-      // Each stopped send fails with it (its lease retries it), in readyAtDueTime().
-      ended.catch(() => undefined);
-      return { verdicts, now, ended };
-    });
-    // A failed read fails each send of the batch (a temporary failure, retried), in deliverAndRecord().
-    checks.catch(() => undefined);
-    return checks;
+    const data = this.claimedData.get(claimed)!;
+    this.claimedData.delete(claimed);
+    const verdicts = verdictsOf(claimed, data, now);
+    const stopped: Parameters<typeof finishUndeliveredMany>[1] = [];
+    for (const send of claimed) {
+      const verdict = verdicts.get(send.id)!;
+      if ('end' in verdict) stopped.push({ send, status: verdict.end, reason: verdict.reason });
+    }
+    const ended = finishUndeliveredMany(db, stopped, now);
+    // Each stopped send fails with it (its lease retries it), in readyAtDueTime().
+    ended.catch(() => undefined);
+    return { verdicts, now, ended };
   }
 
   /** One claimed send: its due-time verdict, delivery, and its fenced outcome. Never throws. */
@@ -263,7 +245,7 @@ export class Dispatcher {
    * go out is ended here. Undefined when it does not go out.
    */
   private async readyAtDueTime(send: ClaimedSend, checks: DueChecks) {
-    const { verdicts, ended } = await checks;
+    const { verdicts, ended } = checks;
     const verdict = verdicts.get(send.id)!;
     if ('end' in verdict) {
       await ended;

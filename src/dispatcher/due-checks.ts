@@ -1,6 +1,6 @@
 import { CHANNEL_REGISTRY, recipientAddress } from '../channels/registry.js';
 import type { Db } from '../db/connect.js';
-import { inReadTransaction } from '../db/transaction.js';
+import { inReadTransaction, type Tx } from '../db/transaction.js';
 import type { Campaign } from '../modules/campaigns/campaign.js';
 import { findCampaigns } from '../modules/campaigns/campaigns.service.js';
 import { type ContactProfile, getContactProfiles } from '../modules/contacts/contacts.service.js';
@@ -25,7 +25,7 @@ export type Verdict =
  */
 export async function checkAtDueTime(db: Db, sends: ClaimedSend[], now: number): Promise<Map<string, Verdict>> {
   if (sends.length === 0) return new Map();
-  return verdictsOf(sends, await readDueData(db, sends), now);
+  return verdictsOf(sends, await inReadTransaction(db, (tx) => readDueData(tx, sends)), now);
 }
 
 /** What the checks and the rendering of a claimed batch read: its campaigns, contacts, receipts and suppressions. */
@@ -37,27 +37,26 @@ export interface DueData {
 }
 
 /**
- * The batch's data, read after its claim: a statement per table in one read-only transaction.
- * On PostgreSQL the claim itself reads the same (dispatch-claim.pg.ts), and this is not needed.
+ * The batch's data, a statement per table, in the transaction `tx` (one snapshot): on SQLite the
+ * claim's own (dispatch-claim.ts). On PostgreSQL the claim statement reads the same
+ * (dispatch-claim.pg.ts).
  */
-export async function readDueData(db: Db, sends: ClaimedSend[]): Promise<DueData> {
+export async function readDueData(tx: Tx, sends: ClaimedSend[]): Promise<DueData> {
   const checkReentry = sends.filter((s) => !s.test);
-  return inReadTransaction(db, async (tx) => {
-    const [campaigns, contacts, lastReceiptAt] = await Promise.all([
-      findCampaigns(
-        tx,
-        sends.map((s) => ({ accountId: s.account_id, campaignId: s.campaign_id })),
-      ),
-      getContactProfiles(
-        tx,
-        sends.map((s) => ({ accountId: s.account_id, contactId: s.contact_id })),
-      ),
-      lastReceiptsOf(tx, checkReentry),
-    ]);
-    // Second step, same snapshot: which of the addresses the sends would go to have bounced.
-    const suppressed = await suppressedAmong(tx, addressesOf(sends, contacts));
-    return { campaigns, contacts, lastReceiptAt, suppressed };
-  });
+  const [campaigns, contacts, lastReceiptAt] = await Promise.all([
+    findCampaigns(
+      tx,
+      sends.map((s) => ({ accountId: s.account_id, campaignId: s.campaign_id })),
+    ),
+    getContactProfiles(
+      tx,
+      sends.map((s) => ({ accountId: s.account_id, contactId: s.contact_id })),
+    ),
+    lastReceiptsOf(tx, checkReentry),
+  ]);
+  // Second step, same snapshot: which of the addresses the sends would go to have bounced.
+  const suppressed = await suppressedAmong(tx, addressesOf(sends, contacts));
+  return { campaigns, contacts, lastReceiptAt, suppressed };
 }
 
 /** The verdict of each send of a batch from its data: the rules, once, whichever engine read the data. */

@@ -2,7 +2,7 @@ import { type ExpressionBuilder, type Insertable, sql } from 'kysely';
 import type { Db } from '../db/connect.js';
 import { kyselyOf, type Queryable } from '../db/queryable.js';
 import type { Database, WebhookDeliveriesTable } from '../db/schema.js';
-import { inTransaction } from '../db/transaction.js';
+import { inStatement, inTransaction } from '../db/transaction.js';
 import { newId } from '../ids.js';
 
 export type ClaimedDelivery = Pick<WebhookDeliveriesTable, 'id' | 'account_id' | 'campaign_id' | 'url' | 'payload' | 'attempts'>;
@@ -26,24 +26,31 @@ export async function claimDue(db: Db, now: number, leaseMs: number, limit: numb
       eb.and([eb('status', '=', 'pending'), eb('next_attempt_at', '<=', now)]),
       eb.and([eb('status', '=', 'delivering'), eb('lease_until', '<', now)]),
     ]);
-  return db.kysely
-    .with(
-      (cte) => cte('picked').materialized(),
-      (q) =>
-        q
-          .selectFrom('webhook_deliveries')
-          .select('id')
-          .where(due)
-          .orderBy('next_attempt_at')
-          .orderBy('id')
-          .limit(limit)
-          .$if(db.engine === 'postgres', (q) => q.forUpdate().skipLocked()),
-    )
-    .updateTable('webhook_deliveries')
-    .set((eb) => ({ status: 'delivering', lease_until: now + leaseMs, attempts: eb('attempts', '+', 1), updated_at: now }))
-    .where((eb) => eb.and([eb('id', 'in', eb.selectFrom('picked').select('picked.id')), due(eb)]))
-    .returning(['id', 'account_id', 'campaign_id', 'url', 'payload', 'attempts'])
-    .execute();
+  // A queue's own bookkeeping, as the sends queue's claims (dispatcher/dispatch.repo.ts QUEUE_WRITE):
+  // a claim a power cut rolls back leaves the delivery claimable again (at least once).
+  return inStatement(
+    db,
+    (q) =>
+      q
+        .with(
+          (cte) => cte('picked').materialized(),
+          (q) =>
+            q
+              .selectFrom('webhook_deliveries')
+              .select('id')
+              .where(due)
+              .orderBy('next_attempt_at')
+              .orderBy('id')
+              .limit(limit)
+              .$if(db.engine === 'postgres', (q) => q.forUpdate().skipLocked()),
+        )
+        .updateTable('webhook_deliveries')
+        .set((eb) => ({ status: 'delivering', lease_until: now + leaseMs, attempts: eb('attempts', '+', 1), updated_at: now }))
+        .where((eb) => eb.and([eb('id', 'in', eb.selectFrom('picked').select('picked.id')), due(eb)]))
+        .returning(['id', 'account_id', 'campaign_id', 'url', 'payload', 'attempts'])
+        .execute(),
+    'wal',
+  );
 }
 
 export interface AttemptRecord {

@@ -37,6 +37,8 @@ export interface HarnessOptions {
   ownDatabase?: boolean;
   /** Log level of the captured logger (lines land in `logs`). */
   logLevel?: string;
+  /** SQLite: told of every write run outside a transaction (db/connect.ts). */
+  onWriteOutsideTransaction?: (sql: string) => void;
 }
 
 export interface TestDatabase {
@@ -131,7 +133,7 @@ async function adminQuery(url: string, text: string): Promise<void> {
 export async function openTestDatabase(options: HarnessOptions = {}): Promise<TestDatabase> {
   const { env, cleanup } = await prepare('db', options);
   const config = testConfig({ ...(options.env ?? {}), ...env });
-  const db = await openDatabase(config, { poolSize: 4 });
+  const db = await openDatabase(config, { poolSize: 4, onWriteOutsideTransaction: options.onWriteOutsideTransaction });
   return {
     db,
     config,
@@ -147,7 +149,7 @@ export async function startApp(options: HarnessOptions = {}): Promise<TestApp> {
   const { env, cleanup } = await prepare('test', options);
   const config = testConfig({ ...(options.env ?? {}), ...env });
   const { logger, lines } = captureLogger({ level: options.logLevel ?? 'debug' });
-  const db = await openDatabase(config, { poolSize: 4 });
+  const db = await openDatabase(config, { poolSize: 4, onWriteOutsideTransaction: options.onWriteOutsideTransaction });
   const app = await buildApp({ config, db, logger });
   await app.ready();
   return {

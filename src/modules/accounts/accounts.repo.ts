@@ -1,5 +1,5 @@
 import type { Insertable } from 'kysely';
-import { kyselyOf, type Queryable } from '../../db/queryable.js';
+import { kyselyOf, type Queryable, writeOn } from '../../db/queryable.js';
 import type { AccountsTable } from '../../db/schema.js';
 
 /**
@@ -9,11 +9,11 @@ import type { AccountsTable } from '../../db/schema.js';
  */
 
 export async function insertAccount(db: Queryable, row: Insertable<AccountsTable>): Promise<void> {
-  await kyselyOf(db).insertInto('accounts').values(row).execute();
+  await writeOn(db, (q) => q.insertInto('accounts').values(row).execute());
 }
 
 export async function updateAccountRow(db: Queryable, accountId: string, values: Partial<AccountsTable>): Promise<void> {
-  await kyselyOf(db).updateTable('accounts').set(values).where('id', '=', accountId).execute();
+  await writeOn(db, (q) => q.updateTable('accounts').set(values).where('id', '=', accountId).execute());
 }
 
 export async function findAccountRow(db: Queryable, accountId: string): Promise<AccountsTable | undefined> {

@@ -1,5 +1,5 @@
 import { type Expression, sql } from 'kysely';
-import { kyselyOf, type Queryable } from '../../db/queryable.js';
+import { kyselyOf, type Queryable, writeOn } from '../../db/queryable.js';
 import type { AccountsTable, CampaignsTable } from '../../db/schema.js';
 import { utcDayOf } from '../../db/utc-day.js';
 
@@ -125,10 +125,12 @@ export async function selectWebhookSecret(db: Queryable, accountId: string, camp
 }
 
 export async function insertCampaign(db: Queryable, accountId: string, row: Omit<CampaignsTable, 'account_id'>): Promise<void> {
-  await kyselyOf(db)
-    .insertInto('campaigns')
-    .values({ ...row, account_id: accountId })
-    .execute();
+  await writeOn(db, (q) =>
+    q
+      .insertInto('campaigns')
+      .values({ ...row, account_id: accountId })
+      .execute(),
+  );
 }
 
 export async function updateCampaignRow(
@@ -137,23 +139,29 @@ export async function updateCampaignRow(
   campaignId: string,
   values: Partial<Omit<CampaignsTable, 'id' | 'account_id' | 'webhook_secret' | 'created_at'>>,
 ): Promise<void> {
-  await kyselyOf(db)
-    .updateTable('campaigns')
-    .set(values)
-    .where('account_id', '=', accountId)
-    .where('id', '=', campaignId)
-    .where('deleted_at', 'is', null)
-    .execute();
+  await writeOn(db, (q) =>
+    q
+      .updateTable('campaigns')
+      .set(values)
+      .where('account_id', '=', accountId)
+      .where('id', '=', campaignId)
+      .where('deleted_at', 'is', null)
+      .execute(),
+  );
 }
 
 /** The list is replaced as a whole: positions 0..n-1 are the order the caller gave. */
 export async function replaceWebhooks(db: Queryable, accountId: string, campaignId: string, urls: string[]): Promise<void> {
-  await kyselyOf(db).deleteFrom('campaign_webhooks').where('account_id', '=', accountId).where('campaign_id', '=', campaignId).execute();
+  await writeOn(db, (q) =>
+    q.deleteFrom('campaign_webhooks').where('account_id', '=', accountId).where('campaign_id', '=', campaignId).execute(),
+  );
   if (urls.length === 0) return;
-  await kyselyOf(db)
-    .insertInto('campaign_webhooks')
-    .values(urls.map((url, position) => ({ campaign_id: campaignId, position, account_id: accountId, url })))
-    .execute();
+  await writeOn(db, (q) =>
+    q
+      .insertInto('campaign_webhooks')
+      .values(urls.map((url, position) => ({ campaign_id: campaignId, position, account_id: accountId, url })))
+      .execute(),
+  );
 }
 
 /**
@@ -162,13 +170,15 @@ export async function replaceWebhooks(db: Queryable, accountId: string, campaign
  * activation holds a shared lock on that row (selectAccountPlan with lock) until it commits.
  */
 export async function deactivateWhatsappCampaigns(db: Queryable, accountId: string, now: number): Promise<void> {
-  await kyselyOf(db)
-    .updateTable('campaigns')
-    .set({ active: 0, updated_at: now })
-    .where('account_id', '=', accountId)
-    .where('channel', '=', 'whatsapp')
-    .where('active', '=', 1)
-    .execute();
+  await writeOn(db, (q) =>
+    q
+      .updateTable('campaigns')
+      .set({ active: 0, updated_at: now })
+      .where('account_id', '=', accountId)
+      .where('channel', '=', 'whatsapp')
+      .where('active', '=', 1)
+      .execute(),
+  );
 }
 
 /** The names of the account's campaigns (not deleted) that start with `prefix`: a duplicate picks a free name among them. */
@@ -180,13 +190,15 @@ export async function selectCampaignNamesStartingWith(db: Queryable, accountId: 
 
 /** Marks the campaign deleted (and inactive). Rows changed: 0 when it is not this account's or already deleted. */
 export async function markCampaignDeleted(db: Queryable, accountId: string, campaignId: string, now: number): Promise<number> {
-  const result = await kyselyOf(db)
-    .updateTable('campaigns')
-    .set({ deleted_at: now, active: 0, updated_at: now })
-    .where('account_id', '=', accountId)
-    .where('id', '=', campaignId)
-    .where('deleted_at', 'is', null)
-    .executeTakeFirst();
+  const result = await writeOn(db, (q) =>
+    q
+      .updateTable('campaigns')
+      .set({ deleted_at: now, active: 0, updated_at: now })
+      .where('account_id', '=', accountId)
+      .where('id', '=', campaignId)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst(),
+  );
   return Number(result.numUpdatedRows);
 }
 
@@ -203,25 +215,29 @@ export async function cancelUnsentSends(
   reason: string,
   now: number,
 ): Promise<number> {
-  const result = await kyselyOf(db)
-    .updateTable('sends')
-    .set({ status: 'cancelled', reason, lease_until: null, updated_at: now })
-    .where('account_id', '=', accountId)
-    .where('campaign_id', '=', campaignId)
-    .where('status', 'in', ['pending', 'queued'])
-    .executeTakeFirst();
+  const result = await writeOn(db, (q) =>
+    q
+      .updateTable('sends')
+      .set({ status: 'cancelled', reason, lease_until: null, updated_at: now })
+      .where('account_id', '=', accountId)
+      .where('campaign_id', '=', campaignId)
+      .where('status', 'in', ['pending', 'queued'])
+      .executeTakeFirst(),
+  );
   return Number(result.numUpdatedRows);
 }
 
 /** Gives up the campaign's webhook deliveries still waiting for an attempt (failed, with `reason`). */
 export async function failPendingWebhookDeliveries(db: Queryable, accountId: string, campaignId: string, reason: string, now: number) {
-  await kyselyOf(db)
-    .updateTable('webhook_deliveries')
-    .set({ status: 'failed', last_error: reason, updated_at: now })
-    .where('account_id', '=', accountId)
-    .where('campaign_id', '=', campaignId)
-    .where('status', '=', 'pending')
-    .execute();
+  await writeOn(db, (q) =>
+    q
+      .updateTable('webhook_deliveries')
+      .set({ status: 'failed', last_error: reason, updated_at: now })
+      .where('account_id', '=', accountId)
+      .where('campaign_id', '=', campaignId)
+      .where('status', '=', 'pending')
+      .execute(),
+  );
 }
 
 export interface EngagementCount {

@@ -1,6 +1,6 @@
 import { type Expression, sql } from 'kysely';
 import { constantStatement } from '../../db/constant-statements.js';
-import { kyselyOf, type Queryable } from '../../db/queryable.js';
+import { kyselyOf, type Queryable, writeOn } from '../../db/queryable.js';
 import type { ContactsTable, CustomFieldsTable } from '../../db/schema.js';
 import { KPI_MAX_MICROS } from './kpi-values.js';
 
@@ -84,12 +84,9 @@ export async function addTags(db: Queryable, accountId: string, contactId: strin
 }
 
 export async function removeTags(db: Queryable, accountId: string, contactId: string, tags: string[]): Promise<void> {
-  await kyselyOf(db)
-    .deleteFrom('contact_tags')
-    .where('account_id', '=', accountId)
-    .where('contact_id', '=', contactId)
-    .where('tag', 'in', tags)
-    .execute();
+  await writeOn(db, (q) =>
+    q.deleteFrom('contact_tags').where('account_id', '=', accountId).where('contact_id', '=', contactId).where('tag', 'in', tags).execute(),
+  );
 }
 
 export async function upsertFieldValues(
@@ -98,20 +95,24 @@ export async function upsertFieldValues(
   contactId: string,
   values: { fieldId: string; json: string }[],
 ): Promise<void> {
-  await kyselyOf(db)
-    .insertInto('contact_field_values')
-    .values(values.map((v) => ({ account_id: accountId, contact_id: contactId, field_id: v.fieldId, value: v.json })))
-    .onConflict((oc) => oc.columns(['contact_id', 'field_id']).doUpdateSet({ value: (eb) => eb.ref('excluded.value') }))
-    .execute();
+  await writeOn(db, (q) =>
+    q
+      .insertInto('contact_field_values')
+      .values(values.map((v) => ({ account_id: accountId, contact_id: contactId, field_id: v.fieldId, value: v.json })))
+      .onConflict((oc) => oc.columns(['contact_id', 'field_id']).doUpdateSet({ value: (eb) => eb.ref('excluded.value') }))
+      .execute(),
+  );
 }
 
 export async function clearFieldValues(db: Queryable, accountId: string, contactId: string, fieldIds: string[]): Promise<void> {
-  await kyselyOf(db)
-    .deleteFrom('contact_field_values')
-    .where('account_id', '=', accountId)
-    .where('contact_id', '=', contactId)
-    .where('field_id', 'in', fieldIds)
-    .execute();
+  await writeOn(db, (q) =>
+    q
+      .deleteFrom('contact_field_values')
+      .where('account_id', '=', accountId)
+      .where('contact_id', '=', contactId)
+      .where('field_id', 'in', fieldIds)
+      .execute(),
+  );
 }
 
 /**
@@ -126,17 +127,19 @@ export async function addKpis(
   contactId: string,
   increments: { kpiId: string; micros: number }[],
 ): Promise<string[]> {
-  const rows = await kyselyOf(db)
-    .insertInto('contact_kpis')
-    .values(increments.map((i) => ({ account_id: accountId, contact_id: contactId, kpi_id: i.kpiId, value_micros: i.micros })))
-    .onConflict((oc) =>
-      oc
-        .columns(['contact_id', 'kpi_id'])
-        .doUpdateSet({ value_micros: sql<number>`contact_kpis.value_micros + excluded.value_micros` })
-        .where(sql<boolean>`contact_kpis.value_micros + excluded.value_micros between ${-KPI_MAX_MICROS} and ${KPI_MAX_MICROS}`),
-    )
-    .returning('kpi_id')
-    .execute();
+  const rows = await writeOn(db, (q) =>
+    q
+      .insertInto('contact_kpis')
+      .values(increments.map((i) => ({ account_id: accountId, contact_id: contactId, kpi_id: i.kpiId, value_micros: i.micros })))
+      .onConflict((oc) =>
+        oc
+          .columns(['contact_id', 'kpi_id'])
+          .doUpdateSet({ value_micros: sql<number>`contact_kpis.value_micros + excluded.value_micros` })
+          .where(sql<boolean>`contact_kpis.value_micros + excluded.value_micros between ${-KPI_MAX_MICROS} and ${KPI_MAX_MICROS}`),
+      )
+      .returning('kpi_id')
+      .execute(),
+  );
   return rows.map((r) => r.kpi_id);
 }
 
@@ -145,30 +148,34 @@ export async function insertNote(
   accountId: string,
   note: { id: string; contactId: string; text: string; createdBy: string; now: number },
 ): Promise<void> {
-  await kyselyOf(db)
-    .insertInto('contact_notes')
-    .values({
-      id: note.id,
-      account_id: accountId,
-      contact_id: note.contactId,
-      text: note.text,
-      created_by: note.createdBy,
-      created_at: note.now,
-    })
-    .execute();
+  await writeOn(db, (q) =>
+    q
+      .insertInto('contact_notes')
+      .values({
+        id: note.id,
+        account_id: accountId,
+        contact_id: note.contactId,
+        text: note.text,
+        created_by: note.createdBy,
+        created_at: note.now,
+      })
+      .execute(),
+  );
 }
 
 /** Links the visitor to the contact, taking it from whichever contact had it. */
 export async function linkTracker(db: Queryable, accountId: string, tracker: string, contactId: string, now: number): Promise<void> {
-  await kyselyOf(db)
-    .insertInto('trackers')
-    .values({ account_id: accountId, tracker, contact_id: contactId, linked_at: now })
-    .onConflict((oc) =>
-      oc
-        .columns(['account_id', 'tracker'])
-        .doUpdateSet({ contact_id: (eb) => eb.ref('excluded.contact_id'), linked_at: (eb) => eb.ref('excluded.linked_at') }),
-    )
-    .execute();
+  await writeOn(db, (q) =>
+    q
+      .insertInto('trackers')
+      .values({ account_id: accountId, tracker, contact_id: contactId, linked_at: now })
+      .onConflict((oc) =>
+        oc
+          .columns(['account_id', 'tracker'])
+          .doUpdateSet({ contact_id: (eb) => eb.ref('excluded.contact_id'), linked_at: (eb) => eb.ref('excluded.linked_at') }),
+      )
+      .execute(),
+  );
 }
 
 // ---- single look-ups (lead strings, contact show) ----
@@ -410,11 +417,13 @@ export async function setFlags(
   contactId: string,
   values: { archived?: 0 | 1; opted_out?: 0 | 1; updated_at: number },
 ): Promise<number> {
-  const result = await kyselyOf(db)
-    .updateTable('contacts')
-    .set({ ...values, version: sql`version + 1` })
-    .where('account_id', '=', accountId)
-    .where('id', '=', contactId)
-    .executeTakeFirst();
+  const result = await writeOn(db, (q) =>
+    q
+      .updateTable('contacts')
+      .set({ ...values, version: sql`version + 1` })
+      .where('account_id', '=', accountId)
+      .where('id', '=', contactId)
+      .executeTakeFirst(),
+  );
   return Number(result.numUpdatedRows);
 }

@@ -1,6 +1,6 @@
 import { type RawBuilder, sql } from 'kysely';
 import { StatementShapes } from '../../db/constant-statements.js';
-import { kyselyOf, type Queryable } from '../../db/queryable.js';
+import { type Queryable, writeOn } from '../../db/queryable.js';
 import type { EventsTable } from '../../db/schema.js';
 
 // SQL of events; the account id comes first after the handle.
@@ -8,10 +8,12 @@ import type { EventsTable } from '../../db/schema.js';
 /** Many events of one account in one statement (a batch writes its rows in chunks of this). */
 export async function insertEvents(db: Queryable, accountId: string, events: Omit<EventsTable, 'account_id'>[]): Promise<void> {
   if (events.length === 0) return;
-  await kyselyOf(db)
-    .insertInto('events')
-    .values(events.map((event) => ({ ...event, account_id: accountId })))
-    .execute();
+  await writeOn(db, (q) =>
+    q
+      .insertInto('events')
+      .values(events.map((event) => ({ ...event, account_id: accountId })))
+      .execute(),
+  );
 }
 
 /** How an event names its contact: its id (leadId) or a linked visitor id. */
@@ -34,15 +36,17 @@ export async function insertEventForContact(
 ): Promise<string | undefined> {
   const [kind, value] = 'id' in lead ? ['id', lead.id] : ['tracker', lead.tracker];
   const values = { event, accountId, lead: value };
-  const { rows } = await STATEMENTS.run(kyselyOf(db), kind, values, (bind) => {
-    const contact = contactSelect(bind('accountId') as string, { [kind]: bind('lead') } as EventLead);
-    return sql<{ contact_id: string }>`
+  const { rows } = await writeOn(db, (q) =>
+    STATEMENTS.run(q, kind, values, (bind) => {
+      const contact = contactSelect(bind('accountId') as string, { [kind]: bind('lead') } as EventLead);
+      return sql<{ contact_id: string }>`
       insert into events (id, account_id, contact_id, type, value, metadata, url, created_at)
       select cast(${bind('event.id')} as text), cast(${bind('accountId')} as text), named.contact_id, cast(${bind('event.type')} as text),
              cast(${bind('event.value')} as text), cast(${bind('event.metadata')} as text), cast(${bind('event.url')} as text), cast(${bind('event.created_at')} as bigint)
         from (${contact}) named
       returning contact_id`;
-  });
+    }),
+  );
   return rows[0]?.contact_id;
 }
 

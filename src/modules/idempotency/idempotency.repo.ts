@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Engine } from '../../db/connect.js';
-import { kyselyOf, type Queryable } from '../../db/queryable.js';
+import { kyselyOf, type Queryable, writeOn } from '../../db/queryable.js';
 
 /** SQL of the idempotency keys: one row per account and key (src/db/migrations/0009_idempotency_keys.ts). */
 
@@ -24,38 +24,39 @@ export async function claimKey(db: Queryable, engine: Engine, accountId: string,
   const { key, fingerprint, now, expiredBy } = claim;
   if (engine === 'postgres') {
     // WHERE before ON CONFLICT: PostgreSQL needs it to parse an INSERT ... SELECT with ON CONFLICT.
-    const { rows } = await sql<{ claimed: number }>`
+    const { rows } = await writeOn(db, (q) =>
+      sql<{ claimed: number }>`
       insert into idempotency_keys (account_id, key, fingerprint, status, body, created_at)
       select ${accountId}, ${key}, ${fingerprint}, null, null, ${now}
       where pg_try_advisory_xact_lock(hashtext(${accountId}), hashtext(${key}))
       on conflict (account_id, key) do update
         set fingerprint = excluded.fingerprint, status = null, body = null, created_at = excluded.created_at
         where idempotency_keys.created_at <= ${expiredBy}
-      returning 1 as claimed`.execute(kyselyOf(db));
+      returning 1 as claimed`.execute(q),
+    );
     return rows.length > 0;
   }
-  const row = await kyselyOf(db)
-    .insertInto('idempotency_keys')
-    .values({ account_id: accountId, key, fingerprint, status: null, body: null, created_at: now })
-    .onConflict((oc) =>
-      oc
-        .columns(['account_id', 'key'])
-        .doUpdateSet({ fingerprint, status: null, body: null, created_at: now })
-        .where('idempotency_keys.created_at', '<=', expiredBy),
-    )
-    .returning('created_at')
-    .executeTakeFirst();
+  const row = await writeOn(db, (q) =>
+    q
+      .insertInto('idempotency_keys')
+      .values({ account_id: accountId, key, fingerprint, status: null, body: null, created_at: now })
+      .onConflict((oc) =>
+        oc
+          .columns(['account_id', 'key'])
+          .doUpdateSet({ fingerprint, status: null, body: null, created_at: now })
+          .where('idempotency_keys.created_at', '<=', expiredBy),
+      )
+      .returning('created_at')
+      .executeTakeFirst(),
+  );
   return row !== undefined;
 }
 
 /** Stores the answer in the row claimed by the same transaction. */
 export async function storeAnswer(db: Queryable, accountId: string, key: string, status: number, body: string): Promise<void> {
-  await kyselyOf(db)
-    .updateTable('idempotency_keys')
-    .set({ status, body })
-    .where('account_id', '=', accountId)
-    .where('key', '=', key)
-    .execute();
+  await writeOn(db, (q) =>
+    q.updateTable('idempotency_keys').set({ status, body }).where('account_id', '=', accountId).where('key', '=', key).execute(),
+  );
 }
 
 /** The live (unexpired) row of the key, as committed. */
@@ -71,6 +72,6 @@ export async function findLiveKey(db: Queryable, accountId: string, key: string,
 
 /** Every account's expired rows (the purge). */
 export async function deleteExpiredKeys(db: Queryable, expiredBy: number): Promise<number> {
-  const result = await kyselyOf(db).deleteFrom('idempotency_keys').where('created_at', '<=', expiredBy).executeTakeFirst();
+  const result = await writeOn(db, (q) => q.deleteFrom('idempotency_keys').where('created_at', '<=', expiredBy).executeTakeFirst());
   return Number(result.numDeletedRows);
 }

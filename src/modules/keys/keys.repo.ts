@@ -1,31 +1,41 @@
 import type { Insertable } from 'kysely';
-import { kyselyOf, type Queryable } from '../../db/queryable.js';
+import { kyselyOf, type Queryable, writeOn } from '../../db/queryable.js';
 import type { ApiKeysTable } from '../../db/schema.js';
 
 /** SQL of the API keys. */
 
 export async function insertKey(db: Queryable, accountId: string, row: Omit<Insertable<ApiKeysTable>, 'account_id'>): Promise<void> {
-  await kyselyOf(db)
-    .insertInto('api_keys')
-    .values({ ...row, account_id: accountId })
-    .execute();
+  await writeOn(db, (q) =>
+    q
+      .insertInto('api_keys')
+      .values({ ...row, account_id: accountId })
+      .execute(),
+  );
 }
 
 /** Whether the account has the key; sets the values when there are any. */
 export async function updateKeyRow(db: Queryable, accountId: string, keyId: string, values: Partial<ApiKeysTable>): Promise<boolean> {
-  const q = kyselyOf(db);
-  if (Object.keys(values).length === 0) {
-    return (
-      (await q.selectFrom('api_keys').select('id').where('account_id', '=', accountId).where('id', '=', keyId).executeTakeFirst()) !==
-      undefined
-    );
-  }
-  const result = await q.updateTable('api_keys').set(values).where('account_id', '=', accountId).where('id', '=', keyId).executeTakeFirst();
-  return Number(result.numUpdatedRows) > 0;
+  return writeOn(db, async (q) => {
+    if (Object.keys(values).length === 0) {
+      return (
+        (await q.selectFrom('api_keys').select('id').where('account_id', '=', accountId).where('id', '=', keyId).executeTakeFirst()) !==
+        undefined
+      );
+    }
+    const result = await q
+      .updateTable('api_keys')
+      .set(values)
+      .where('account_id', '=', accountId)
+      .where('id', '=', keyId)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  });
 }
 
 export async function deleteKeyRow(db: Queryable, accountId: string, keyId: string): Promise<boolean> {
-  const result = await kyselyOf(db).deleteFrom('api_keys').where('account_id', '=', accountId).where('id', '=', keyId).executeTakeFirst();
+  const result = await writeOn(db, (q) =>
+    q.deleteFrom('api_keys').where('account_id', '=', accountId).where('id', '=', keyId).executeTakeFirst(),
+  );
   return Number(result.numDeletedRows) > 0;
 }
 

@@ -1,4 +1,4 @@
-import { kyselyOf, type Queryable } from '../../db/queryable.js';
+import { kyselyOf, type Queryable, writeOn } from '../../db/queryable.js';
 
 /** SQL of field-references.ts: the account's segments' criteria, read and rewritten whole. */
 
@@ -7,10 +7,7 @@ export async function selectSegmentCriteria(db: Queryable, accountId: string): P
 }
 
 export async function updateSegmentCriteria(db: Queryable, accountId: string, segmentId: string, criteria: string, now: number) {
-  await kyselyOf(db)
-    .updateTable('segments')
-    .set({ criteria, updated_at: now })
-    .where('account_id', '=', accountId)
-    .where('id', '=', segmentId)
-    .execute();
+  await writeOn(db, (q) =>
+    q.updateTable('segments').set({ criteria, updated_at: now }).where('account_id', '=', accountId).where('id', '=', segmentId).execute(),
+  );
 }

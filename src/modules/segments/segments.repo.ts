@@ -1,5 +1,5 @@
 import type { FieldType } from '../../contract/constants.js';
-import { kyselyOf, type Queryable } from '../../db/queryable.js';
+import { kyselyOf, type Queryable, writeOn } from '../../db/queryable.js';
 import type { SegmentsTable } from '../../db/schema.js';
 
 /** The custom fields criteria name, keyed by lowercased name (how contact writes match them). */
@@ -14,10 +14,12 @@ export interface Definitions {
 /** SQL of saved segments; the account id comes first after the handle and is part of every WHERE. */
 
 export async function insertSegment(db: Queryable, accountId: string, row: Omit<SegmentsTable, 'account_id'>): Promise<void> {
-  await kyselyOf(db)
-    .insertInto('segments')
-    .values({ ...row, account_id: accountId })
-    .execute();
+  await writeOn(db, (q) =>
+    q
+      .insertInto('segments')
+      .values({ ...row, account_id: accountId })
+      .execute(),
+  );
 }
 
 export async function selectSegment(db: Queryable, accountId: string, segmentId: string): Promise<SegmentsTable | undefined> {
@@ -35,21 +37,16 @@ export async function updateSegment(
   segmentId: string,
   values: Pick<SegmentsTable, 'name' | 'criteria' | 'updated_at'>,
 ): Promise<number> {
-  const result = await kyselyOf(db)
-    .updateTable('segments')
-    .set(values)
-    .where('account_id', '=', accountId)
-    .where('id', '=', segmentId)
-    .executeTakeFirst();
+  const result = await writeOn(db, (q) =>
+    q.updateTable('segments').set(values).where('account_id', '=', accountId).where('id', '=', segmentId).executeTakeFirst(),
+  );
   return Number(result.numUpdatedRows);
 }
 
 export async function deleteSegment(db: Queryable, accountId: string, segmentId: string): Promise<number> {
-  const result = await kyselyOf(db)
-    .deleteFrom('segments')
-    .where('account_id', '=', accountId)
-    .where('id', '=', segmentId)
-    .executeTakeFirst();
+  const result = await writeOn(db, (q) =>
+    q.deleteFrom('segments').where('account_id', '=', accountId).where('id', '=', segmentId).executeTakeFirst(),
+  );
   return Number(result.numDeletedRows);
 }
 

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Engine } from '../../db/connect.js';
 import { type Bind, StatementShapes } from '../../db/constant-statements.js';
-import { kyselyOf, type Queryable } from '../../db/queryable.js';
+import { type Queryable, writeOn } from '../../db/queryable.js';
 import type { CampaignsTable } from '../../db/schema.js';
 import { contactIdOfLookupSql, type LeadLookup } from '../contacts/lead-lookup.js';
 
@@ -36,28 +36,29 @@ export async function cancelPendingSend(
   lead: LeadLookup | undefined,
   now: number,
 ): Promise<CancelFacts> {
-  const q = kyselyOf(db);
-  // The text depends only on how the lead is looked up (db/constant-statements.ts): compiled once per kind.
-  const [kind, value] = lead === undefined ? ['none', undefined] : Object.entries(lead)[0]!;
-  const values = { accountId, campaignId, now, lead: value };
-  type Row = { schedule: CampaignsTable['schedule'] | null; contact_id: string | null };
-  const factsOf = (row: Row | undefined, cancelled: boolean): CancelFacts => ({
-    schedule: row?.schedule ?? undefined,
-    contactId: row?.contact_id ?? undefined,
-    cancelled,
-  });
-  if (engine === 'postgres') {
-    const { rows } = await STATEMENTS.run(q, `cancel ${kind}`, values, (bind) => {
-      const { cancel, facts } = cancelSql(bind, kind);
-      return sql<
-        Row & { cancelled: number | string }
-      >`with cancelled as (${cancel}) select ${facts}, (select count(*) from cancelled) as cancelled`;
+  return writeOn(db, async (q) => {
+    // The text depends only on how the lead is looked up (db/constant-statements.ts): compiled once per kind.
+    const [kind, value] = lead === undefined ? ['none', undefined] : Object.entries(lead)[0]!;
+    const values = { accountId, campaignId, now, lead: value };
+    type Row = { schedule: CampaignsTable['schedule'] | null; contact_id: string | null };
+    const factsOf = (row: Row | undefined, cancelled: boolean): CancelFacts => ({
+      schedule: row?.schedule ?? undefined,
+      contactId: row?.contact_id ?? undefined,
+      cancelled,
     });
-    return factsOf(rows[0], Number(rows[0]?.cancelled) > 0);
-  }
-  const cancelled = (await STATEMENTS.run(q, `update ${kind}`, values, (bind) => cancelSql(bind, kind).cancel)).rows.length > 0;
-  const facts = await STATEMENTS.run(q, `facts ${kind}`, values, (bind) => sql<Row>`select ${cancelSql(bind, kind).facts}`);
-  return factsOf(facts.rows[0], cancelled);
+    if (engine === 'postgres') {
+      const { rows } = await STATEMENTS.run(q, `cancel ${kind}`, values, (bind) => {
+        const { cancel, facts } = cancelSql(bind, kind);
+        return sql<
+          Row & { cancelled: number | string }
+        >`with cancelled as (${cancel}) select ${facts}, (select count(*) from cancelled) as cancelled`;
+      });
+      return factsOf(rows[0], Number(rows[0]?.cancelled) > 0);
+    }
+    const cancelled = (await STATEMENTS.run(q, `update ${kind}`, values, (bind) => cancelSql(bind, kind).cancel)).rows.length > 0;
+    const facts = await STATEMENTS.run(q, `facts ${kind}`, values, (bind) => sql<Row>`select ${cancelSql(bind, kind).facts}`);
+    return factsOf(facts.rows[0], cancelled);
+  });
 }
 
 const STATEMENTS = new StatementShapes();

@@ -1,15 +1,17 @@
-import { kyselyOf, type Queryable } from '../../db/queryable.js';
+import { kyselyOf, type Queryable, writeOn } from '../../db/queryable.js';
 import type { SuppressedAddressesTable } from '../../db/schema.js';
 
 type Channel = SuppressedAddressesTable['channel'];
 
 /** The first bounce is the one kept: a later one for the same address changes nothing. */
 export async function insertSuppression(db: Queryable, row: SuppressedAddressesTable): Promise<void> {
-  await kyselyOf(db)
-    .insertInto('suppressed_addresses')
-    .values(row)
-    .onConflict((oc) => oc.columns(['account_id', 'channel', 'address']).doNothing())
-    .execute();
+  await writeOn(db, (q) =>
+    q
+      .insertInto('suppressed_addresses')
+      .values(row)
+      .onConflict((oc) => oc.columns(['account_id', 'channel', 'address']).doNothing())
+      .execute(),
+  );
 }
 
 /** Which of these (account, channel, address) are suppressed, as `account|channel|address` keys. */
@@ -45,11 +47,13 @@ export async function selectSuppressionsOf(db: Queryable, accountId: string, add
 
 /** Returns whether a row was removed. */
 export async function deleteSuppression(db: Queryable, accountId: string, channel: Channel, address: string): Promise<boolean> {
-  const result = await kyselyOf(db)
-    .deleteFrom('suppressed_addresses')
-    .where('account_id', '=', accountId)
-    .where('channel', '=', channel)
-    .where('address', '=', address)
-    .executeTakeFirst();
+  const result = await writeOn(db, (q) =>
+    q
+      .deleteFrom('suppressed_addresses')
+      .where('account_id', '=', accountId)
+      .where('channel', '=', channel)
+      .where('address', '=', address)
+      .executeTakeFirst(),
+  );
   return Number(result.numDeletedRows) > 0;
 }

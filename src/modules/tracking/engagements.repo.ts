@@ -1,4 +1,4 @@
-import { kyselyOf, type Queryable } from '../../db/queryable.js';
+import { kyselyOf, type Queryable, writeOn } from '../../db/queryable.js';
 import type { EngagementsTable } from '../../db/schema.js';
 import { newId } from '../../ids.js';
 
@@ -32,19 +32,21 @@ export async function insertEngagement(
   url: string | null,
   at: number,
 ): Promise<void> {
-  await kyselyOf(db)
-    .insertInto('engagements')
-    .values({
-      id: newId('eng'),
-      account_id: send.accountId,
-      campaign_id: send.campaignId,
-      send_id: send.id,
-      contact_id: send.contactId,
-      kind,
-      url,
-      created_at: at,
-    })
-    .execute();
+  await writeOn(db, (q) =>
+    q
+      .insertInto('engagements')
+      .values({
+        id: newId('eng'),
+        account_id: send.accountId,
+        campaign_id: send.campaignId,
+        send_id: send.id,
+        contact_id: send.contactId,
+        kind,
+        url,
+        created_at: at,
+      })
+      .execute(),
+  );
 }
 
 /** Whether the send already has an engagement of this kind (a WhatsApp read counts once). */

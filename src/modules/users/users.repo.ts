@@ -1,13 +1,15 @@
-import { kyselyOf, type Queryable } from '../../db/queryable.js';
+import { kyselyOf, type Queryable, writeOn } from '../../db/queryable.js';
 import type { UsersTable } from '../../db/schema.js';
 
 /** SQL of the admin panel's users. */
 
 export async function insertUser(db: Queryable, accountId: string, row: Omit<UsersTable, 'account_id'>): Promise<void> {
-  await kyselyOf(db)
-    .insertInto('users')
-    .values({ ...row, account_id: accountId })
-    .execute();
+  await writeOn(db, (q) =>
+    q
+      .insertInto('users')
+      .values({ ...row, account_id: accountId })
+      .execute(),
+  );
 }
 
 /** Oldest first; never the password hash. */
@@ -23,12 +25,13 @@ export async function listUserRows(db: Queryable, accountId: string): Promise<Pi
 
 /** Removes the account's user and their sessions (signed out everywhere); false when the account has no such user. */
 export async function deleteUserAndSessions(db: Queryable, accountId: string, userId: string): Promise<boolean> {
-  const q = kyselyOf(db);
-  const user = await q.selectFrom('users').select('id').where('account_id', '=', accountId).where('id', '=', userId).executeTakeFirst();
-  if (!user) return false;
-  await q.deleteFrom('sessions').where('user_id', '=', userId).execute();
-  await q.deleteFrom('users').where('account_id', '=', accountId).where('id', '=', userId).execute();
-  return true;
+  return writeOn(db, async (q) => {
+    const user = await q.selectFrom('users').select('id').where('account_id', '=', accountId).where('id', '=', userId).executeTakeFirst();
+    if (!user) return false;
+    await q.deleteFrom('sessions').where('user_id', '=', userId).execute();
+    await q.deleteFrom('users').where('account_id', '=', accountId).where('id', '=', userId).execute();
+    return true;
+  });
 }
 
 /**
@@ -82,21 +85,19 @@ export async function countAdmins(db: Queryable, accountId: string): Promise<num
 }
 
 export async function setRole(db: Queryable, accountId: string, userId: string, role: UsersTable['role']): Promise<void> {
-  await kyselyOf(db).updateTable('users').set({ role }).where('account_id', '=', accountId).where('id', '=', userId).execute();
+  await writeOn(db, (q) => q.updateTable('users').set({ role }).where('account_id', '=', accountId).where('id', '=', userId).execute());
 }
 
 export async function setPasswordHash(db: Queryable, accountId: string, userId: string, hash: string): Promise<void> {
-  await kyselyOf(db)
-    .updateTable('users')
-    .set({ password_hash: hash })
-    .where('account_id', '=', accountId)
-    .where('id', '=', userId)
-    .execute();
+  await writeOn(db, (q) =>
+    q.updateTable('users').set({ password_hash: hash }).where('account_id', '=', accountId).where('id', '=', userId).execute(),
+  );
 }
 
 /** Signs the user out everywhere, except the session `keep` (the one changing its own password). */
 export async function deleteSessionsOf(db: Queryable, accountId: string, userId: string, keep?: string): Promise<void> {
-  let query = kyselyOf(db).deleteFrom('sessions').where('account_id', '=', accountId).where('user_id', '=', userId);
-  if (keep !== undefined) query = query.where('id', '!=', keep);
-  await query.execute();
+  await writeOn(db, (q) => {
+    const query = q.deleteFrom('sessions').where('account_id', '=', accountId).where('user_id', '=', userId);
+    return (keep === undefined ? query : query.where('id', '!=', keep)).execute();
+  });
 }

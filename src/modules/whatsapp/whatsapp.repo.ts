@@ -1,4 +1,4 @@
-import { kyselyOf, type Queryable } from '../../db/queryable.js';
+import { kyselyOf, type Queryable, writeOn } from '../../db/queryable.js';
 import type { EngagedSend } from '../tracking/tracking.service.js';
 
 /** SQL of the WhatsApp callbacks, scoped to the account whose app secret verified the callback. */
@@ -32,23 +32,27 @@ export async function findSendByWamid(db: Queryable, accountId: string, wamid: s
 
 /** Delivered once: the first receipt's time stays (a read implies delivery and may come first). */
 export async function markDelivered(db: Queryable, accountId: string, sendId: string, at: number): Promise<void> {
-  await kyselyOf(db)
-    .updateTable('sends')
-    .set({ delivered_at: at })
-    .where('account_id', '=', accountId)
-    .where('id', '=', sendId)
-    .where('status', '=', 'sent')
-    .where('delivered_at', 'is', null)
-    .execute();
+  await writeOn(db, (q) =>
+    q
+      .updateTable('sends')
+      .set({ delivered_at: at })
+      .where('account_id', '=', accountId)
+      .where('id', '=', sendId)
+      .where('status', '=', 'sent')
+      .where('delivered_at', 'is', null)
+      .execute(),
+  );
 }
 
 /** A send the API accepted but could not deliver ends in error (only from `sent`: a repeat changes nothing). */
 export async function markFailed(db: Queryable, accountId: string, sendId: string, reason: string, now: number): Promise<void> {
-  await kyselyOf(db)
-    .updateTable('sends')
-    .set({ status: 'error', reason, updated_at: now })
-    .where('account_id', '=', accountId)
-    .where('id', '=', sendId)
-    .where('status', '=', 'sent')
-    .execute();
+  await writeOn(db, (q) =>
+    q
+      .updateTable('sends')
+      .set({ status: 'error', reason, updated_at: now })
+      .where('account_id', '=', accountId)
+      .where('id', '=', sendId)
+      .where('status', '=', 'sent')
+      .execute(),
+  );
 }

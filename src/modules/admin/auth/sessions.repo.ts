@@ -1,4 +1,4 @@
-import { kyselyOf, type Queryable } from '../../../db/queryable.js';
+import { kyselyOf, type Queryable, writeOn } from '../../../db/queryable.js';
 import type { SessionsTable } from '../../../db/schema.js';
 
 /**
@@ -8,14 +8,16 @@ import type { SessionsTable } from '../../../db/schema.js';
 
 /** Expired sessions of anyone. */
 export async function deleteExpiredSessions(db: Queryable, now: number): Promise<void> {
-  await kyselyOf(db).deleteFrom('sessions').where('expires_at', '<=', now).execute();
+  await writeOn(db, (q) => q.deleteFrom('sessions').where('expires_at', '<=', now).execute());
 }
 
 export async function insertSession(db: Queryable, accountId: string, row: Omit<SessionsTable, 'account_id'>): Promise<void> {
-  await kyselyOf(db)
-    .insertInto('sessions')
-    .values({ ...row, account_id: accountId })
-    .execute();
+  await writeOn(db, (q) =>
+    q
+      .insertInto('sessions')
+      .values({ ...row, account_id: accountId })
+      .execute(),
+  );
 }
 
 /** The session with its user and account as they are now. */
@@ -41,9 +43,9 @@ export async function findSessionWithUser(db: Queryable, sessionId: string) {
 }
 
 export async function setSessionExpiry(db: Queryable, sessionId: string, expiresAt: number): Promise<void> {
-  await kyselyOf(db).updateTable('sessions').set({ expires_at: expiresAt }).where('id', '=', sessionId).execute();
+  await writeOn(db, (q) => q.updateTable('sessions').set({ expires_at: expiresAt }).where('id', '=', sessionId).execute());
 }
 
 export async function deleteSession(db: Queryable, sessionId: string): Promise<void> {
-  await kyselyOf(db).deleteFrom('sessions').where('id', '=', sessionId).execute();
+  await writeOn(db, (q) => q.deleteFrom('sessions').where('id', '=', sessionId).execute());
 }

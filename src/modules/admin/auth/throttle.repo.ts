@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { kyselyOf, type Queryable } from '../../../db/queryable.js';
+import { kyselyOf, type Queryable, writeOn } from '../../../db/queryable.js';
 
 /**
  * SQL of the sign-in throttle: one counter per subject (`email:…` or `ip:…`) and window.
@@ -19,20 +19,22 @@ export async function takeThrottlePlace(
   max: number,
 ): Promise<number | undefined> {
   const windowOver = sql<boolean>`login_throttle.window_start <= ${now - windowMs}`;
-  const row = await kyselyOf(db)
-    .insertInto('login_throttle')
-    .values({ subject, attempts: 1, window_start: now })
-    .onConflict((oc) =>
-      oc
-        .column('subject')
-        .doUpdateSet({
-          attempts: sql`CASE WHEN ${windowOver} THEN 1 ELSE login_throttle.attempts + 1 END`,
-          window_start: sql`CASE WHEN ${windowOver} THEN ${now} ELSE login_throttle.window_start END`,
-        })
-        .where((eb) => eb.or([windowOver, eb('login_throttle.attempts', '<', max)])),
-    )
-    .returning('window_start')
-    .executeTakeFirst();
+  const row = await writeOn(db, (q) =>
+    q
+      .insertInto('login_throttle')
+      .values({ subject, attempts: 1, window_start: now })
+      .onConflict((oc) =>
+        oc
+          .column('subject')
+          .doUpdateSet({
+            attempts: sql`CASE WHEN ${windowOver} THEN 1 ELSE login_throttle.attempts + 1 END`,
+            window_start: sql`CASE WHEN ${windowOver} THEN ${now} ELSE login_throttle.window_start END`,
+          })
+          .where((eb) => eb.or([windowOver, eb('login_throttle.attempts', '<', max)])),
+      )
+      .returning('window_start')
+      .executeTakeFirst(),
+  );
   return row ? Number(row.window_start) : undefined;
 }
 
@@ -43,20 +45,22 @@ export async function findWindowStart(db: Queryable, subject: string): Promise<n
 
 /** Gives one place back, only in the window it was taken in. */
 export async function releaseThrottlePlace(db: Queryable, subject: string, windowStart: number): Promise<void> {
-  await kyselyOf(db)
-    .updateTable('login_throttle')
-    .set({ attempts: sql`attempts - 1` })
-    .where('subject', '=', subject)
-    .where('window_start', '=', windowStart)
-    .where('attempts', '>', 0)
-    .execute();
+  await writeOn(db, (q) =>
+    q
+      .updateTable('login_throttle')
+      .set({ attempts: sql`attempts - 1` })
+      .where('subject', '=', subject)
+      .where('window_start', '=', windowStart)
+      .where('attempts', '>', 0)
+      .execute(),
+  );
 }
 
 export async function deleteThrottleSubject(db: Queryable, subject: string): Promise<void> {
-  await kyselyOf(db).deleteFrom('login_throttle').where('subject', '=', subject).execute();
+  await writeOn(db, (q) => q.deleteFrom('login_throttle').where('subject', '=', subject).execute());
 }
 
 /** Windows started at or before `startedBy` (over by now). */
 export async function deleteThrottleWindows(db: Queryable, startedBy: number): Promise<void> {
-  await kyselyOf(db).deleteFrom('login_throttle').where('window_start', '<=', startedBy).execute();
+  await writeOn(db, (q) => q.deleteFrom('login_throttle').where('window_start', '<=', startedBy).execute());
 }
