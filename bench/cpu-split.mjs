@@ -22,7 +22,10 @@ for (const n of profile.nodes) for (const c of n.children ?? []) parentOf.set(c,
 
 const nodemailer = (parts) => new RegExp(`nodemailer/dist/\\w+/(${parts})/`);
 const STEPS = [
-  ['claim (and lease renewals)', (_url, fn) => /^(claimDueSends|renewSendLeases|nextDueAt)$/.test(fn) || /src\/jobs\/runner/.test(_url)],
+  [
+    'claim (and lease renewals)',
+    (_url, fn) => /^(claimBatch|claimIn|claimWithDueData|renewSendLeases|nextDueAt)$/.test(fn) || /src\/jobs\/runner/.test(_url),
+  ],
   [
     'outcome write',
     (url, fn) =>

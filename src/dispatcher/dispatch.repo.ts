@@ -44,14 +44,9 @@ function queueStatement<T>(db: Db, statement: (q: Tx) => Promise<T>): Promise<T>
  * it per row and, skipping its own updates, claim more than `limit`. On PostgreSQL each branch
  * locks its rows with SKIP LOCKED, so any number of workers share the queue and a picked row
  * cannot change before the update; on SQLite the statement is atomic (one writer).
+ * Run on `q`, the claim's transaction on SQLite (dispatch-claim.ts); PostgreSQL's claim puts the
+ * same two parts in its one statement (dispatch-claim.pg.ts).
  */
-export async function claimDueSends(db: Db, now: number, leaseMs: number, limit: number): Promise<ClaimedSend[]> {
-  // PostgreSQL: one round trip. SQLite: the claim shares its commit with the outcomes being
-  // recorded at the same moment (group commit, db/transaction.ts).
-  return queueStatement(db, (q) => claimIn(q, db, now, leaseMs, limit));
-}
-
-/** The claim statement, run on `q` (a transaction of the caller's, or the pool). */
 export async function claimIn(q: Tx, db: Db, now: number, leaseMs: number, limit: number): Promise<ClaimedSend[]> {
   const result = await sql<ClaimedRow>`with ${pickDue(db, now, limit)} ${claimPicked(now, leaseMs)}`.execute(q);
   return result.rows.map(toClaimedSend);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
-import { claimDueSends } from '../../src/dispatcher/dispatch.repo.js';
+import { claimBatch } from '../../src/dispatcher/dispatch-claim.js';
 import { DELETED_CAMPAIGN_REASON, deleteCampaign } from '../../src/modules/campaigns/campaigns.service.js';
 import { apiClient, assertApiError } from '../helpers/app.js';
 import { makeTenant, randomEmail } from '../helpers/factories.js';
@@ -73,7 +73,7 @@ describe('side by side, both engines', () => {
       // files left due sends in a shared database.
       await t.db.kysely.updateTable('sends').set({ due_at: 0 }).where('id', '=', s.sendId).execute();
       // The claim starts 0 to 3 ms after the cancel, so that rounds see both orders.
-      const claim = sleep(round % 4).then(() => claimDueSends(t.db, Date.now(), 60_000, 100));
+      const claim = sleep(round % 4).then(() => claimBatch(t.db, Date.now(), 60_000, 100).then((batch) => batch.sends));
       const [cancel, claimed] = await Promise.all([s.cancel(), claim]);
       assert.equal(cancel.status, 200, JSON.stringify(cancel.body));
       const claimedIt = claimed.some((c) => c.id === s.sendId);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { claimDueSends } from '../../src/dispatcher/dispatch.repo.js';
+import { claimBatch } from '../../src/dispatcher/dispatch-claim.js';
 import { apiClient } from '../helpers/app.js';
 import { makeTenant, uniq } from '../helpers/factories.js';
 import { makeEmailCampaign, startTestHerald, type TestHerald } from '../helpers/herald.js';
@@ -40,7 +40,7 @@ test('a claim takes at most its limit, oldest due first, and never the same send
 
   const claimed: string[] = [];
   while (left > 0) {
-    const rows = await claimDueSends(t.db, now, 60_000, 2);
+    const rows = await claimBatch(t.db, now, 60_000, 2).then((batch) => batch.sends);
     assert.equal(rows.length, Math.min(2, left), 'exactly the limit while more are due');
     for (const row of rows) {
       assert.equal(row.attempts, 1);
@@ -48,7 +48,11 @@ test('a claim takes at most its limit, oldest due first, and never the same send
     }
     left -= rows.length;
   }
-  assert.deepEqual(await claimDueSends(t.db, now, 60_000, 2), [], 'nothing left: a claimed send is not claimed again');
+  assert.deepEqual(
+    await claimBatch(t.db, now, 60_000, 2).then((batch) => batch.sends),
+    [],
+    'nothing left: a claimed send is not claimed again',
+  );
   assert.equal(new Set(claimed).size, claimed.length);
   const myOrder = claimed.filter((id) => mine.includes(id));
   assert.deepEqual(myOrder, mine, 'in due order');

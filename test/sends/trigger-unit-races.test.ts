@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { claimDueSends } from '../../src/dispatcher/dispatch.repo.js';
+import { claimBatch } from '../../src/dispatcher/dispatch-claim.js';
 import { apiClient } from '../helpers/app.js';
 import { makeAccount, makeKey, randomEmail } from '../helpers/factories.js';
 import { makeEmailCampaign, startTestHerald, type TestHerald } from '../helpers/herald.js';
@@ -87,7 +87,7 @@ test('a Delay re-trigger racing a worker claim never loses or duplicates the sen
     await t.db.kysely.updateTable('sends').set({ due_at: 0 }).where('id', '=', first.body.sendId).execute();
     const [retrigger, claimed] = await Promise.all([
       api.post('/api/campaigns/trigger', { campaignId, lead }),
-      claimDueSends(t.db, Date.now(), 60_000, 1),
+      claimBatch(t.db, Date.now(), 60_000, 1).then((batch) => batch.sends),
     ]);
     assert.equal(retrigger.status, 200, JSON.stringify(retrigger.body));
     const rows = await t.db.kysely
