@@ -1,11 +1,11 @@
-import nodemailer, { type NodemailerError } from 'nodemailer';
+import type { NodemailerError } from 'nodemailer';
 import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
 import type { RenderedEmail } from '../../rendering/email.js';
 import { DeliveryError, type DeliveryReceipt, type DeliveryRequest, type Transport } from '../channel.js';
 import { buildMime } from './mime.js';
-import { sendBuilt } from './pool-send.js';
 import { renderEmailOf } from './render-request.js';
+import { SmtpThreadPool } from './smtp-thread-pool.js';
 
 /**
  * Pool settings besides its size (SMTP_POOL_SIZE, config.ts). A connection is replaced after 1,000 messages rather than nodemailer's 100, since
@@ -45,20 +45,21 @@ const NETWORK_CODES = new Set([
 ]);
 
 /**
- * Email over SMTP through one pooled nodemailer transport (smtp:// or smtps:// from SMTP_URL).
- * The URL carries credentials: it is handed to nodemailer and never logged.
+ * Email over SMTP through one pooled nodemailer transport (smtp:// or smtps:// from SMTP_URL),
+ * on a thread of its own (smtp-thread-pool.ts). The URL carries credentials: it is handed to
+ * nodemailer and never logged.
  */
 export function createSmtpTransport(config: Pick<Config, 'smtpUrl' | 'smtpPoolSize' | 'publicUrl' | 'secret'>, logger: Logger): Transport {
   if (!config.smtpUrl) throw new Error('SMTP_URL is not set');
-  const transport = nodemailer.createTransport(smtpPoolOptions(config));
+  const pool = new SmtpThreadPool(smtpPoolOptions(config));
 
   return {
     async deliver(request: DeliveryRequest): Promise<DeliveryReceipt> {
       const email = await renderEmailOf(config, request);
       try {
         // Built here in one go: the same message nodemailer would build from the parts, at a
-        // third of the CPU and in one socket write (mime.ts), handed straight to the pool (pool-send.ts).
-        const info = await sendBuilt(transport, buildMime(toMailOptions(email)), email.messageId);
+        // third of the CPU and in one socket write (mime.ts), handed straight to the pool (pool-send.ts, on its thread).
+        const info = await pool.send(buildMime(toMailOptions(email)), email.messageId);
         logger.debug({ sendId: request.send.id, messageId: email.messageId }, 'email accepted by smtp server');
         return { providerMessageId: email.messageId, delivered: info.accepted.length > 0 };
       } catch (err) {
@@ -66,7 +67,7 @@ export function createSmtpTransport(config: Pick<Config, 'smtpUrl' | 'smtpPoolSi
       }
     },
     async close() {
-      transport.close();
+      await pool.close();
     },
   };
 }

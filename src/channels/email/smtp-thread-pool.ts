@@ -1,0 +1,93 @@
+import { once } from 'node:events';
+import { Worker } from 'node:worker_threads';
+import type { BuiltMime } from './mime.js';
+import type { ThreadReply, ThreadSend } from './smtp-thread.js';
+
+/** How long a closing thread gets to say goodbye to the server before it is stopped. */
+const CLOSE_GRACE_MS = 5_000;
+
+/** Run from the TypeScript sources (tests, benches): the thread loads them through tsx, as this thread does. */
+const FROM_SOURCES = import.meta.url.endsWith('.ts');
+
+/**
+ * The SMTP pool on a thread of its own (smtp-thread.ts), so its sockets and the server's
+ * replies are read while the dispatcher's thread renders, claims and commits
+ * (docs/decisions.md, "The SMTP pool on its own thread"). The thread starts on the first send
+ * (a process that sends no email starts none) and again after it ended. A send the thread held
+ * when it ended fails as a lost connection (`ECONNECTION`: temporary, retried). The thread keeps
+ * the process alive only while it holds a send.
+ */
+export class SmtpThreadPool {
+  #worker: Worker | undefined;
+  readonly #pending = new Map<number, { resolve: (accepted: string[]) => void; reject: (err: Error) => void }>();
+  #nextId = 0;
+
+  constructor(private readonly options: Record<string, unknown>) {}
+
+  /** Hands the message to the thread's pool: the server's accepted recipients, or its error (nodemailer's fields). */
+  send(built: BuiltMime, messageId: string): Promise<{ accepted: string[] }> {
+    const worker = this.#worker ?? this.#start();
+    const id = this.#nextId++;
+    // A copy of its own, moved to the thread: the built buffer may share Node's allocation pool.
+    const raw = new Uint8Array(built.raw);
+    if (this.#pending.size === 0) worker.ref();
+    return new Promise((resolve, reject) => {
+      this.#pending.set(id, { resolve: (accepted) => resolve({ accepted }), reject });
+      worker.postMessage({ id, envelope: built.envelope, raw, messageId } satisfies ThreadSend, [raw.buffer]);
+    });
+  }
+
+  /** Closes the pool's connections and ends the thread (after the last send). */
+  async close(): Promise<void> {
+    const worker = this.#worker;
+    if (!worker) return;
+    this.#worker = undefined;
+    const exited = once(worker, 'exit');
+    worker.postMessage({ close: true });
+    const timer = setTimeout(() => void worker.terminate(), CLOSE_GRACE_MS);
+    await exited;
+    clearTimeout(timer);
+  }
+
+  #start(): Worker {
+    const worker = FROM_SOURCES
+      ? new Worker(THROUGH_TSX, { eval: true, workerData: { options: this.options, entry: entryUrl('ts'), tsx: tsxApiUrl() } })
+      : new Worker(new URL(entryUrl('js')), { workerData: { options: this.options } });
+    worker.unref();
+    worker.on('message', (reply: ThreadReply) => this.#settle(worker, reply));
+    worker.on('error', (err) => this.#ended(worker, err.message));
+    worker.on('exit', (code) => this.#ended(worker, `exit code ${code}`));
+    this.#worker = worker;
+    return worker;
+  }
+
+  #settle(worker: Worker, reply: ThreadReply): void {
+    if ('ended' in reply) {
+      this.#ended(worker, reply.ended);
+      return;
+    }
+    const waiting = this.#pending.get(reply.id);
+    if (!waiting) return;
+    this.#pending.delete(reply.id);
+    if (this.#pending.size === 0) worker.unref();
+    if ('accepted' in reply) waiting.resolve(reply.accepted);
+    else waiting.reject(Object.assign(new Error(reply.error.message), reply.error));
+  }
+
+  /** The thread is gone: what it held failed like a dropped connection; the next send starts another. */
+  #ended(worker: Worker, why: string): void {
+    if (this.#worker === worker) this.#worker = undefined;
+    const held = [...this.#pending.values()];
+    this.#pending.clear();
+    for (const { reject } of held) reject(Object.assign(new Error(`smtp thread ended (${why})`), { code: 'ECONNECTION' }));
+  }
+}
+
+const entryUrl = (extension: 'ts' | 'js') => new URL(`./smtp-thread.${extension}`, import.meta.url).href;
+
+/** Node 20 does not pass `--import tsx` on to a thread: the thread registers tsx, then loads the entry. */
+const tsxApiUrl = () => import.meta.resolve('tsx/esm/api');
+const THROUGH_TSX = `
+const { workerData } = require('node:worker_threads');
+import(workerData.tsx).then(({ register }) => { register(); return import(workerData.entry); });
+`;
