@@ -19,6 +19,8 @@
  *   BENCH_SUSTAINED_SECONDS seconds of load per rate (default 60; shorter for a quick look)
  *   SMTP_POOL_SIZE        Herald's setting: SMTP connections of the dispatch worker and of the ceiling's
  *                         bare pool alike (default: Herald's default, 5)
+ *   SMTP_THREAD           Herald's setting: the dispatch's SMTP pool on a thread of its own (default: Herald's,
+ *                         true on SQLite, false on PostgreSQL); the ceiling's bare pool runs on the bench's loop
  *   BENCH_WORKER_PROF     PostgreSQL: a directory for a --cpu-prof profile of each worker process
  *   BENCH_ENGINES         only these engines (e.g. `postgres`); default sqlite, and postgres when
  *                         DATABASE_URL is set
@@ -82,6 +84,7 @@ async function benchEngine(engine: Engine, sink: SinkProcess): Promise<void> {
     RATE_LIMIT_BURST: RATE_LIMIT,
     SMTP_URL: sink.url,
     SMTP_POOL_SIZE: process.env.SMTP_POOL_SIZE ?? '',
+    SMTP_THREAD: process.env.SMTP_THREAD ?? '',
   });
   const logger = createLogger(config.logLevel);
   const started = Date.now();
@@ -112,7 +115,7 @@ async function benchEngine(engine: Engine, sink: SinkProcess): Promise<void> {
       const connections = `${config.smtpPoolSize}${process.env.SMTP_POOL_SIZE ? '' : ' (default)'}`;
       const ceilingLine = ceilingRow(ceiling, connections, IN_FLIGHT);
       printTable(
-        `${engine}: dispatcher (${engine === 'postgres' ? `${POSTGRES_WORKERS} worker processes` : 'role worker'}; SMTP sink in a child process, ${connections} pooled connections); ` +
+        `${engine}: dispatcher (${engine === 'postgres' ? `${POSTGRES_WORKERS} worker processes` : 'role worker'}; SMTP sink in a child process, ${connections} pooled connections${config.smtpThread ? ' on their own thread' : ''}); ` +
           'latency = sent_at − due_at (ceiling: sendMail to the 250 reply)',
         [ceilingLine, ...dispatch.map((d, i) => dispatchRow(engine, d, i === 1, ceilingLine.rate))],
         { rate: 'sends/s', latency: 'ms', ratio: 'vs ceiling' },

@@ -44,6 +44,7 @@ export async function startHeraldProcesses(
         RATE_LIMIT_BURST: '1000000',
         SMTP_URL: config.smtpUrl ?? '',
         SMTP_POOL_SIZE: String(config.smtpPoolSize),
+        SMTP_THREAD: String(config.smtpThread),
       },
       stdio: ['ignore', 'ignore', 'pipe'],
     });

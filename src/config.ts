@@ -30,6 +30,12 @@ export interface Config {
   readonly smtpUrl: string | undefined;
   /** Pooled SMTP connections of one process (a `maxConnections` in SMTP_URL still wins: nodemailer reads it). */
   readonly smtpPoolSize: number;
+  /**
+   * The SMTP pool on a thread of its own (channels/email/smtp-pool.ts). Default: on SQLite,
+   * where one process does all the sending; not on PostgreSQL, whose worker processes already
+   * spread it over the cores (docs/decisions.md, "The SMTP pool on its own thread").
+   */
+  readonly smtpThread: boolean;
   readonly whatsappApiUrl: string;
   readonly webhookAllowPrivate: boolean;
   readonly rateLimitPerSecond: number;
@@ -91,6 +97,7 @@ export function loadConfig(env: Env = process.env): Config {
     publicUrl: (env.PUBLIC_URL || `http://${host}:${port}`).replace(/\/+$/, ''),
     smtpUrl: smtpUrl(env),
     smtpPoolSize: intVar(env, 'SMTP_POOL_SIZE', DEFAULT_SMTP_POOL_SIZE, 1, 100),
+    smtpThread: boolVar(env, 'SMTP_THREAD', databaseUrl === undefined),
     whatsappApiUrl: (env.WHATSAPP_API_URL || 'https://graph.facebook.com/v21.0').replace(/\/+$/, ''),
     webhookAllowPrivate: boolVar(env, 'WEBHOOK_ALLOW_PRIVATE', false),
     rateLimitPerSecond: intVar(env, 'RATE_LIMIT_PER_SECOND', 50, 1, 1_000_000),

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { buildMime } from '../../src/channels/email/mime.js';
 import { smtpFailure, smtpPoolOptions } from '../../src/channels/email/smtp.js';
-import { SmtpThreadPool } from '../../src/channels/email/smtp-thread-pool.js';
+import { SmtpThreadPool } from '../../src/channels/email/smtp-pool.js';
 import { SmtpSink } from '../fakes/smtp-sink.js';
 
 /**

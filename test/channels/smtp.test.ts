@@ -34,20 +34,35 @@ async function emailDelivery(settings: Parameters<typeof insertCampaign>[2] = {}
 }
 
 describe('email over SMTP', () => {
-  test('SMTP_POOL_SIZE bounds the connections a process opens to the server', async () => {
-    assert.equal(t.config.smtpPoolSize, DEFAULT_SMTP_POOL_SIZE);
-    const pooled = createChannels({ ...t.config, smtpPoolSize: 2 }, t.db, log.logger);
-    try {
-      const requests = await Promise.all(Array.from({ length: 6 }, () => emailDelivery()));
-      const before = sink.messages.length;
-      // A slow server: every message waits, so all six want a connection at once.
-      sink.stallFor(200);
-      await Promise.all(requests.map((request) => pooled.email.deliver(request)));
-      const sessions = new Set((await sink.waitFor(before + 6)).slice(before).map((mail) => mail.sessionId));
-      assert.equal(sessions.size, 2);
-    } finally {
-      await pooled.close();
-    }
+  for (const smtpThread of [true, false]) {
+    test(`SMTP_POOL_SIZE bounds the connections a process opens to the server (pool ${smtpThread ? 'on its own thread' : 'on the event loop'})`, async () => {
+      assert.equal(t.config.smtpPoolSize, DEFAULT_SMTP_POOL_SIZE);
+      const pooled = createChannels({ ...t.config, smtpPoolSize: 2, smtpThread }, t.db, log.logger);
+      try {
+        const requests = await Promise.all(Array.from({ length: 6 }, () => emailDelivery()));
+        const before = sink.messages.length;
+        // A slow server: every message waits, so all six want a connection at once.
+        sink.stallFor(200);
+        const receipts = await Promise.all(requests.map((request) => pooled.email.deliver(request)));
+        assert.ok(receipts.every((receipt) => receipt.delivered));
+        const sessions = new Set((await sink.waitFor(before + 6)).slice(before).map((mail) => mail.sessionId));
+        assert.equal(sessions.size, 2);
+      } finally {
+        await pooled.close();
+      }
+    });
+  }
+
+  test('SMTP_THREAD: the pool on its own thread by default on SQLite, not on PostgreSQL; true or false decides', () => {
+    const env = { DATA_DIR: t.config.dataDir, HERALD_SECRET: t.config.secret };
+    assert.equal(loadConfig(env).smtpThread, true);
+    assert.equal(loadConfig({ ...env, DATABASE_URL: 'postgres://h/db' }).smtpThread, false);
+    assert.equal(loadConfig({ ...env, DATABASE_URL: 'postgres://h/db', SMTP_THREAD: 'true' }).smtpThread, true);
+    assert.equal(loadConfig({ ...env, SMTP_THREAD: 'false' }).smtpThread, false);
+    assert.throws(
+      () => loadConfig({ ...env, SMTP_THREAD: 'yes' }),
+      (err: Error) => err instanceof ConfigError && err.message === "SMTP_THREAD must be true or false, got 'yes'",
+    );
   });
 
   test('SMTP_POOL_SIZE is a whole number from 1 to 100', () => {

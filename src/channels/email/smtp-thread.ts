@@ -4,7 +4,7 @@ import type { BuiltMime } from './mime.js';
 import { sendBuilt } from './pool-send.js';
 
 /**
- * The SMTP pool's own thread (smtp-thread-pool.ts starts it): nodemailer's pooled transport,
+ * The SMTP pool's own thread (smtp-pool.ts starts it): nodemailer's pooled transport,
  * its sockets and its replies, off the dispatcher's event loop. It receives messages already
  * built and answers each with the server's accepted list or the error's fields.
  */

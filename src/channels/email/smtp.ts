@@ -5,7 +5,7 @@ import type { RenderedEmail } from '../../rendering/email.js';
 import { DeliveryError, type DeliveryReceipt, type DeliveryRequest, type Transport } from '../channel.js';
 import { buildMime } from './mime.js';
 import { renderEmailOf } from './render-request.js';
-import { SmtpThreadPool } from './smtp-thread-pool.js';
+import { SmtpLoopPool, SmtpThreadPool } from './smtp-pool.js';
 
 /**
  * Pool settings besides its size (SMTP_POOL_SIZE, config.ts). A connection is replaced after 1,000 messages rather than nodemailer's 100, since
@@ -46,12 +46,15 @@ const NETWORK_CODES = new Set([
 
 /**
  * Email over SMTP through one pooled nodemailer transport (smtp:// or smtps:// from SMTP_URL),
- * on a thread of its own (smtp-thread-pool.ts). The URL carries credentials: it is handed to
- * nodemailer and never logged.
+ * on a thread of its own or on this one (SMTP_THREAD; smtp-pool.ts). The URL carries
+ * credentials: it is handed to nodemailer and never logged.
  */
-export function createSmtpTransport(config: Pick<Config, 'smtpUrl' | 'smtpPoolSize' | 'publicUrl' | 'secret'>, logger: Logger): Transport {
+export function createSmtpTransport(
+  config: Pick<Config, 'smtpUrl' | 'smtpPoolSize' | 'smtpThread' | 'publicUrl' | 'secret'>,
+  logger: Logger,
+): Transport {
   if (!config.smtpUrl) throw new Error('SMTP_URL is not set');
-  const pool = new SmtpThreadPool(smtpPoolOptions(config));
+  const pool = config.smtpThread ? new SmtpThreadPool(smtpPoolOptions(config)) : new SmtpLoopPool(smtpPoolOptions(config));
 
   return {
     async deliver(request: DeliveryRequest): Promise<DeliveryReceipt> {

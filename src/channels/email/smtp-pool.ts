@@ -1,6 +1,8 @@
 import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
+import nodemailer from 'nodemailer';
 import type { BuiltMime } from './mime.js';
+import { sendBuilt } from './pool-send.js';
 import type { ThreadReply, ThreadSend } from './smtp-thread.js';
 
 /** How long a closing thread gets to say goodbye to the server before it is stopped. */
@@ -8,6 +10,30 @@ const CLOSE_GRACE_MS = 5_000;
 
 /** Run from the TypeScript sources (tests, benches): the thread loads them through tsx, as this thread does. */
 const FROM_SOURCES = import.meta.url.endsWith('.ts');
+
+/** Where the SMTP pool runs: the two below answer alike (the server's accepted list, or nodemailer's error fields). */
+export interface SmtpPool {
+  send(built: BuiltMime, messageId: string): Promise<{ accepted: string[] }>;
+  close(): Promise<void>;
+}
+
+/** The SMTP pool on the caller's own event loop (SMTP_THREAD=false). */
+export class SmtpLoopPool implements SmtpPool {
+  readonly #transport;
+
+  constructor(options: Record<string, unknown>) {
+    this.#transport = nodemailer.createTransport(options);
+  }
+
+  async send(built: BuiltMime, messageId: string): Promise<{ accepted: string[] }> {
+    const info = await sendBuilt(this.#transport, built, messageId);
+    return { accepted: info.accepted.map(String) };
+  }
+
+  async close(): Promise<void> {
+    this.#transport.close();
+  }
+}
 
 /**
  * The SMTP pool on a thread of its own (smtp-thread.ts), so its sockets and the server's
@@ -17,7 +43,7 @@ const FROM_SOURCES = import.meta.url.endsWith('.ts');
  * when it ended fails as a lost connection (`ECONNECTION`: temporary, retried). The thread keeps
  * the process alive only while it holds a send.
  */
-export class SmtpThreadPool {
+export class SmtpThreadPool implements SmtpPool {
   #worker: Worker | undefined;
   readonly #pending = new Map<number, { resolve: (accepted: string[]) => void; reject: (err: Error) => void }>();
   #nextId = 0;
