@@ -57,3 +57,30 @@ test('a claim takes at most its limit, oldest due first, and never the same send
   const myOrder = claimed.filter((id) => mine.includes(id));
   assert.deepEqual(myOrder, mine, 'in due order');
 });
+
+test('SQLite: a claim whose due-time reads fail claims nothing (the claim and its reads are one transaction)', async (c) => {
+  if (t.db.engine !== 'sqlite') return c.skip('PostgreSQL claims and reads in one statement, which fails whole');
+  const tenant = await makeTenant(t.db, t.config);
+  const { id: campaignId } = await makeEmailCampaign(t, tenant.accountId);
+  const api = apiClient(t.app, tenant.key);
+  const r = await api.post('/api/campaigns/trigger', { campaignId, lead: { email: `${uniq('claim')}@example.com`, name: 'Claim Test' } });
+  assert.equal(r.body.status, 'queued', JSON.stringify(r.body));
+  const now = Date.now() + 1000;
+  const row = () =>
+    t.db.kysely.selectFrom('sends').select(['status', 'lease_until', 'attempts']).where('id', '=', r.body.sendId).executeTakeFirstOrThrow();
+  const before = await row();
+
+  // The suppression list is read after the claim statement, in the same job: hide it and the read fails.
+  await t.db.kysely.schema.alterTable('suppressed_addresses').renameTo('suppressed_addresses_hidden').execute();
+  try {
+    await assert.rejects(claimBatch(t.db, now, 60_000, 10), /no such table: suppressed_addresses/);
+  } finally {
+    await t.db.kysely.schema.alterTable('suppressed_addresses_hidden').renameTo('suppressed_addresses').execute();
+  }
+  assert.deepEqual(await row(), before, 'still waiting, unleased, its attempts unchanged');
+  const batch = await claimBatch(t.db, now, 60_000, 10);
+  assert.ok(
+    batch.sends.some((s) => s.id === r.body.sendId),
+    'claimed once the read works again',
+  );
+});
