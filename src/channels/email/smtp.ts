@@ -61,7 +61,7 @@ export function createSmtpTransport(
       const email = await renderEmailOf(config, request);
       try {
         // Built here in one go: the same message nodemailer would build from the parts, at a
-        // third of the CPU and in one socket write (mime.ts), handed straight to the pool (pool-send.ts, on its thread).
+        // third of the CPU and in one socket write (mime.ts), handed straight to the pool (pool-send.ts; smtp-pool.ts).
         const info = await pool.send(buildMime(toMailOptions(email)), email.messageId);
         logger.debug({ sendId: request.send.id, messageId: email.messageId }, 'email accepted by smtp server');
         return { providerMessageId: email.messageId, delivered: info.accepted.length > 0 };
