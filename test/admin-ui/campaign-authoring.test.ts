@@ -150,7 +150,7 @@ describe('admin panel: authoring a campaign', { skip: panelBrowser.skip }, () =>
     const before = sink.messages.length;
     await page.getByRole('button', { name: 'Send test' }).click();
     await page.getByText(new RegExp(`Test message queued \\(snd_[A-Za-z0-9]+\\) to ${to.replace(/[.]/g, '\\.')}`)).waitFor();
-    await sink.waitFor(before + 1);
+    await sink.waitForRecipients([to]);
     const mail = sink.messages.slice(before).find((m) => m.envelope.to.includes(to));
     assert.ok(mail, 'the sink got the test');
     assert.equal(mail.subject, '[Test] Hello Ada Lovelace (T-7)');

@@ -154,7 +154,7 @@ describe('test send to an address of one choice', () => {
     const before = sink.messages.length;
     const res = await panel.post(`/campaigns/${id}/test-send`, { contactId, to: ` ${to.toUpperCase()} `, data: { order: 'Z-9' } });
     assert.equal(res.status, 200, JSON.stringify(res.body));
-    await sink.waitFor(before + 1);
+    await sink.waitForRecipients([to]);
     const mail = sink.messages.slice(before).find((m) => m.envelope.to.includes(to));
     assert.ok(mail, `a message to ${to}`);
     assert.equal(mail.subject, '[Test] Hello Ada Lovelace');
@@ -179,7 +179,7 @@ describe('test send to an address of one choice', () => {
     const to = tester();
     const before = sink.messages.length;
     assert.equal((await panel.post(`/campaigns/${id}/test-send`, { contactId, to })).status, 200);
-    await sink.waitFor(before + 1);
+    await sink.waitForRecipients([to]);
     const mail = sink.messages.slice(before).find((m) => m.envelope.to.includes(to))!;
     const link = new URL(/<([^>]+)>/.exec(mail.headers['list-unsubscribe']!)![1]!);
     const page = await t.app.inject({ method: 'GET', url: link.pathname });

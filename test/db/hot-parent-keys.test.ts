@@ -25,7 +25,8 @@ async function xmax(table: 'accounts' | 'campaigns', id: string): Promise<string
 test('a new contact, an idempotent answer and a send leave the account and campaign rows unlocked', async (c) => {
   if (t.db.engine !== 'postgres') return c.skip('PostgreSQL only');
   const tenant = await makeTenant(t.db, t.config);
-  const campaign = await makeEmailCampaign(t, tenant.accountId);
+  // A delay campaign: the send it makes is not due, so no worker of a later test file (shared database) delivers it.
+  const campaign = await makeEmailCampaign(t, tenant.accountId, { mode: 'delay', delaySeconds: 3600 });
   const before = { account: await xmax('accounts', tenant.accountId), campaign: await xmax('campaigns', campaign.id) };
 
   const api = apiClient(t.app, tenant.key);

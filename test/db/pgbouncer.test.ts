@@ -74,9 +74,8 @@ describe('behind PgBouncer in transaction mode', { skip }, () => {
       ),
     );
     for (const r of triggers) assert.equal(r.body.status, 'queued', JSON.stringify(r.body));
-    await sink.waitFor(emails.length, 4000);
-    const delivered = new Set(sink.messages.flatMap((m) => m.envelope.to));
-    for (const email of emails) assert.ok(delivered.has(email), `${email} delivered`);
+    // Each of ours within 4 s (the worker may also deliver what other test files left due).
+    await sink.waitForRecipients(emails, 4000);
 
     // A replay with the same key answers the stored 200, through a different server connection.
     const replay = await api.post(

@@ -104,6 +104,23 @@ export class SmtpSink {
     });
   }
 
+  /**
+   * Resolves once a message to each of `addresses` has arrived, whatever else arrived meanwhile (a
+   * worker on a shared PostgreSQL database also delivers what other test files left due); rejects
+   * after the timeout, naming how many are still missing.
+   */
+  async waitForRecipients(addresses: readonly string[], timeoutMs = 5000): Promise<ReceivedEmail[]> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const delivered = new Set(this.messages.flatMap((m) => m.envelope.to));
+      const missing = addresses.filter((a) => !delivered.has(a));
+      if (missing.length === 0) return this.messages.slice();
+      if (Date.now() > deadline)
+        throw new Error(`smtp sink: ${missing.length} of ${addresses.length} recipients missing after ${timeoutMs} ms`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+
   /** Closes the port and drops open connections (the server is "down"). */
   async stop(): Promise<void> {
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
