@@ -15,7 +15,8 @@ import { startHeraldProcess, type WorkerProcess } from '../helpers/processes.js'
  * kill catches at most the one or two messages whose answer was on its way.
  *
  * Short form in `npm test`; the long form: CRASH_KILLS=5 CRASH_SENDS=3000 (CRASH_API_CLIENTS
- * sets the API load, concurrent clients upserting contacts during the drain).
+ * sets the API load, concurrent clients upserting contacts during the drain; SMTP_THREAD, when
+ * set, is passed to the killed process).
  *
  * Always asserted: nothing lost, and no kill catches more than the answers on their way, one
  * per SMTP connection (the old code re-sent up to 10 per kill on PostgreSQL, 19 on SQLite).
@@ -116,6 +117,7 @@ test(`SIGKILL ${KILLS} times during a ${SENDS}-send drain under API load: 0 lost
     RATE_LIMIT_BURST: '1000000',
     // Short, so the restarted process takes the killed one's sends over quickly.
     SEND_LEASE_SECONDS: LEASE_SECONDS,
+    ...(process.env.SMTP_THREAD ? { SMTP_THREAD: process.env.SMTP_THREAD } : {}),
   };
   const ours = () => sink.messages.filter((m) => m.envelope.to[0]?.startsWith(`${batch}-`));
   const spawned = Date.now();
