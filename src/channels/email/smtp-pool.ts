@@ -46,9 +46,15 @@ export class SmtpLoopPool implements SmtpPool {
 export class SmtpThreadPool implements SmtpPool {
   #worker: Worker | undefined;
   readonly #pending = new Map<number, { resolve: (accepted: string[]) => void; reject: (err: Error) => void }>();
+  /** Messages not yet handed to the thread: it holds at most one per connection (see #handOver). */
+  readonly #waiting: ThreadSend[] = [];
+  #inThread = 0;
+  readonly #limit: number;
   #nextId = 0;
 
-  constructor(private readonly options: Record<string, unknown>) {}
+  constructor(private readonly options: Record<string, unknown>) {
+    this.#limit = typeof options.maxConnections === 'number' ? options.maxConnections : 5;
+  }
 
   /** Hands the message to the thread's pool: the server's accepted recipients, or its error (nodemailer's fields). */
   send(built: BuiltMime, messageId: string): Promise<{ accepted: string[] }> {
@@ -59,8 +65,24 @@ export class SmtpThreadPool implements SmtpPool {
     if (this.#pending.size === 0) worker.ref();
     return new Promise((resolve, reject) => {
       this.#pending.set(id, { resolve: (accepted) => resolve({ accepted }), reject });
-      worker.postMessage({ id, envelope: built.envelope, raw, messageId } satisfies ThreadSend, [raw.buffer]);
+      this.#waiting.push({ id, envelope: built.envelope, raw, messageId });
+      this.#handOver(worker);
     });
+  }
+
+  /**
+   * The thread gets a message only while it holds fewer than one per connection, and a slot
+   * frees when this thread has read the answer. So, as with the pool on this loop, a crash
+   * can find at most one accepted message per connection whose outcome is not yet written: a
+   * thread with its own queue would go on delivering while this loop is busy and leave up to
+   * the dispatcher's whole batch in flight unrecorded (test/sends/crash.test.ts).
+   */
+  #handOver(worker: Worker): void {
+    while (this.#inThread < this.#limit && this.#waiting.length > 0) {
+      const message = this.#waiting.shift()!;
+      this.#inThread++;
+      worker.postMessage(message, [message.raw.buffer as ArrayBuffer]);
+    }
   }
 
   /** Closes the pool's connections and ends the thread (after the last send). */
@@ -95,16 +117,20 @@ export class SmtpThreadPool implements SmtpPool {
     const waiting = this.#pending.get(reply.id);
     if (!waiting) return;
     this.#pending.delete(reply.id);
+    this.#inThread--;
+    this.#handOver(worker);
     if (this.#pending.size === 0) worker.unref();
     if ('accepted' in reply) waiting.resolve(reply.accepted);
     else waiting.reject(Object.assign(new Error(reply.error.message), reply.error));
   }
 
-  /** The thread is gone: what it held failed like a dropped connection; the next send starts another. */
+  /** The thread is gone: what it held or was to hold failed like a dropped connection; the next send starts another. */
   #ended(worker: Worker, why: string): void {
     if (this.#worker === worker) this.#worker = undefined;
     const held = [...this.#pending.values()];
     this.#pending.clear();
+    this.#waiting.length = 0;
+    this.#inThread = 0;
     for (const { reject } of held) reject(Object.assign(new Error(`smtp thread ended (${why})`), { code: 'ECONNECTION' }));
   }
 }
