@@ -32,8 +32,13 @@ test('a claim takes at most its limit, oldest due first, and never the same send
   const { count } = await t.db.kysely
     .selectFrom('sends')
     .select((eb) => eb.fn.countAll<number>().as('count'))
-    .where('status', 'in', ['pending', 'queued'])
-    .where('due_at', '<=', now)
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('status', 'in', ['pending', 'queued']), eb('due_at', '<=', now)]),
+        // A send another file left claimed whose lease ran out is claimed again (its attempts then go up).
+        eb.and([eb('status', '=', 'sending'), eb('lease_until', '<=', now)]),
+      ]),
+    )
     .executeTakeFirstOrThrow();
   let left = Number(count);
   assert.ok(left >= 5);
@@ -43,7 +48,7 @@ test('a claim takes at most its limit, oldest due first, and never the same send
     const rows = await claimBatch(t.db, now, 60_000, 2).then((batch) => batch.sends);
     assert.equal(rows.length, Math.min(2, left), 'exactly the limit while more are due');
     for (const row of rows) {
-      assert.equal(row.attempts, 1);
+      if (mine.includes(row.id)) assert.equal(row.attempts, 1);
       claimed.push(row.id);
     }
     left -= rows.length;
