@@ -95,6 +95,8 @@ export class SmtpThreadPool implements SmtpPool {
     const timer = setTimeout(() => void worker.terminate(), CLOSE_GRACE_MS);
     await exited;
     clearTimeout(timer);
+    // Called after the last send; anything still waiting never reached the server.
+    this.#failAll('smtp thread closed');
   }
 
   #start(): Worker {
@@ -124,14 +126,23 @@ export class SmtpThreadPool implements SmtpPool {
     else waiting.reject(Object.assign(new Error(reply.error.message), reply.error));
   }
 
-  /** The thread is gone: what it held or was to hold failed like a dropped connection; the next send starts another. */
+  /**
+   * The thread is gone: what it held or was to hold failed like a dropped connection; the next
+   * send starts another. Only the current thread's end counts: a thread already replaced or
+   * closed holds none of the sends waiting now.
+   */
   #ended(worker: Worker, why: string): void {
-    if (this.#worker === worker) this.#worker = undefined;
+    if (this.#worker !== worker) return;
+    this.#worker = undefined;
+    this.#failAll(`smtp thread ended (${why})`);
+  }
+
+  #failAll(message: string): void {
     const held = [...this.#pending.values()];
     this.#pending.clear();
     this.#waiting.length = 0;
     this.#inThread = 0;
-    for (const { reject } of held) reject(Object.assign(new Error(`smtp thread ended (${why})`), { code: 'ECONNECTION' }));
+    for (const { reject } of held) reject(Object.assign(new Error(message), { code: 'ECONNECTION' }));
   }
 }
 
