@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
 import nodemailer from 'nodemailer';
+import { DEFAULT_SMTP_POOL_SIZE } from '../../config.js';
 import type { BuiltMime } from './mime.js';
 import { sendBuilt } from './pool-send.js';
 import type { ThreadReply, ThreadSend } from './smtp-thread.js';
@@ -53,7 +54,7 @@ export class SmtpThreadPool implements SmtpPool {
   #nextId = 0;
 
   constructor(private readonly options: Record<string, unknown>) {
-    this.#limit = typeof options.maxConnections === 'number' ? options.maxConnections : 5;
+    this.#limit = typeof options.maxConnections === 'number' ? options.maxConnections : DEFAULT_SMTP_POOL_SIZE;
   }
 
   /** Hands the message to the thread's pool: the server's accepted recipients, or its error (nodemailer's fields). */
