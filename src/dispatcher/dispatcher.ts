@@ -62,7 +62,15 @@ export const SEND_RETRY: RetrySchedule = { delaysMs: doublingDelays(5_000, 30 * 
 export const SENDS_WAKEUP_CHANNEL = 'herald_sends';
 
 /** A batch's verdicts, and the write that ends the sends its checks stopped (one for all of them). */
-type DueChecks = { verdicts: Map<string, Verdict>; now: number; ended: Promise<void> };
+type DueChecks = { verdicts: Map<string, Verdict>; now: number; ended: Promise<void>; deliveredBefore: Map<string, Redelivered> };
+
+/** A send claimed again whose message went out before (its transport's journal): what its outcome is written from. */
+interface Redelivered {
+  campaign: Campaign | undefined;
+  contact: ContactProfile | undefined;
+  to: string;
+  receipt: DeliveryReceipt;
+}
 
 /**
  * Claims due sends from the database and delivers them. The database is the queue: this
@@ -154,20 +162,62 @@ export class Dispatcher {
     const data = this.claimedData.get(claimed)!;
     this.claimedData.delete(claimed);
     const verdicts = verdictsOf(claimed, data, now);
+    const deliveredBefore = this.deliveredBefore(claimed, data);
     const stopped: Parameters<typeof finishUndeliveredMany>[1] = [];
     for (const send of claimed) {
       const verdict = verdicts.get(send.id)!;
-      if ('end' in verdict) stopped.push({ send, status: verdict.end, reason: verdict.reason });
+      if ('end' in verdict && !deliveredBefore.has(send.id)) stopped.push({ send, status: verdict.end, reason: verdict.reason });
     }
     const ended = finishUndeliveredMany(db, stopped, now);
     // Each stopped send fails with it (its lease retries it), in readyAtDueTime().
     ended.catch(() => undefined);
-    return { verdicts, now, ended };
+    return { verdicts, now, ended, deliveredBefore };
+  }
+
+  /**
+   * The sends of a batch claimed before (attempts > 1) whose message their transport's journal
+   * says went out: a crash came between the server's acceptance and the outcome's write. They
+   * are recorded sent, whatever the checks say now (the message is out), and not sent again.
+   * A journal that cannot be read counts as empty: the send goes out again, as without one.
+   */
+  private deliveredBefore(claimed: ClaimedSend[], data: DueData): Map<string, Redelivered> {
+    const found = new Map<string, Redelivered>();
+    const again = claimed.filter((send) => send.attempts > 1);
+    for (const channel of new Set(again.map((send) => send.channel))) {
+      const journal = this.options.channels[channel].deliveredBefore;
+      if (!journal) continue;
+      const sends = again.filter((send) => send.channel === channel);
+      let receipts: ReturnType<typeof journal>;
+      try {
+        receipts = journal(sends.map((send) => send.id));
+      } catch (err) {
+        this.options.logger.error({ err, channel }, 'reading the acceptance journal failed: its sends go out again');
+        continue;
+      }
+      for (const send of sends) {
+        const receipt = receipts.get(send.id);
+        if (!receipt) continue;
+        const { to, ...rest } = receipt;
+        found.set(send.id, {
+          campaign: data.campaigns.get(send.campaign_id),
+          contact: data.contacts.get(send.contact_id),
+          to,
+          receipt: rest,
+        });
+      }
+    }
+    return found;
   }
 
   /** One claimed send: its due-time verdict, delivery, and its fenced outcome. Never throws. */
   private async deliverAndRecord(send: ClaimedSend, checks: DueChecks): Promise<void> {
     const { db, logger } = this.options;
+    const before = checks.deliveredBefore.get(send.id);
+    if (before) {
+      logger.warn({ sendId: send.id }, 'send accepted by the server before a crash: recorded sent, not sent again');
+      await this.recordDelivered(send, before);
+      return;
+    }
     let delivered: { campaign: Campaign; contact: ContactProfile; to: string; receipt: DeliveryReceipt };
     let to: string | undefined;
     try {
@@ -214,20 +264,20 @@ export class Dispatcher {
    * write is tried again (a dropped connection is replaced), never turned into a retry of the
    * delivery; if it keeps failing, the lease runs out and the send goes out again (at least once).
    */
-  private async recordDelivered(
-    send: ClaimedSend,
-    { campaign, contact, to, receipt }: { campaign: Campaign; contact: ContactProfile; to: string; receipt: DeliveryReceipt },
-  ): Promise<void> {
+  private async recordDelivered(send: ClaimedSend, { campaign, contact, to, receipt }: Redelivered): Promise<void> {
     const { logger } = this.options;
     const now = this.now();
-    // A test send reaches the tester, not the customer's systems: no webhooks for it.
-    const alsoInTx = send.test ? undefined : this.options.sentInTx?.({ send, campaign, contact, now });
+    // A test send reaches the tester, not the customer's systems: no webhooks for it. Nor
+    // does a send delivered before a crash whose contact is gone since (erased).
+    const alsoInTx = send.test || !campaign || !contact ? undefined : this.options.sentInTx?.({ send, campaign, contact, now });
     for (let attempt = 1; ; attempt++) {
       try {
         // Outcomes finished together share one write, webhooks queued in it (outcome-batch.ts).
         const recorded = await this.outcomes.record(send, { to, ...receipt }, now, alsoInTx);
         this.options.metrics?.sendFinished(send.channel, recorded ? 'sent' : 'lease_lost', now - send.due_at);
-        if (recorded) this.options.afterSent?.({ send, campaign });
+        // Not recorded (another claim took it over): the journal keeps the entry for that claim.
+        if (recorded) this.options.channels[send.channel].recorded?.(send.id);
+        if (recorded && campaign) this.options.afterSent?.({ send, campaign });
         else logger.warn({ sendId: send.id }, 'send delivered after its lease was taken over');
         return;
       } catch (err) {

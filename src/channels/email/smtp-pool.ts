@@ -2,9 +2,10 @@ import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
 import nodemailer from 'nodemailer';
 import { DEFAULT_SMTP_POOL_SIZE } from '../../config.js';
+import { AcceptanceJournal, type Accepted } from './acceptance-journal.js';
 import type { BuiltMime } from './mime.js';
 import { sendBuilt } from './pool-send.js';
-import type { ThreadReply, ThreadSend } from './smtp-thread.js';
+import type { ThreadNotice, ThreadReply, ThreadSend } from './smtp-thread.js';
 
 /** How long a closing thread gets to say goodbye to the server before it is stopped. */
 const CLOSE_GRACE_MS = 5_000;
@@ -14,7 +15,7 @@ const FROM_SOURCES = import.meta.url.endsWith('.ts');
 
 /** Where the SMTP pool runs: the two below answer alike (the server's accepted list, or nodemailer's error fields). */
 export interface SmtpPool {
-  send(built: BuiltMime, messageId: string): Promise<{ accepted: string[] }>;
+  send(built: BuiltMime, messageId: string, sendId: string): Promise<{ accepted: string[] }>;
   close(): Promise<void>;
 }
 
@@ -26,7 +27,7 @@ export class SmtpLoopPool implements SmtpPool {
     this.#transport = nodemailer.createTransport(options);
   }
 
-  async send(built: BuiltMime, messageId: string): Promise<{ accepted: string[] }> {
+  async send(built: BuiltMime, messageId: string, _sendId: string): Promise<{ accepted: string[] }> {
     const info = await sendBuilt(this.#transport, built, messageId);
     return { accepted: info.accepted.map(String) };
   }
@@ -43,22 +44,34 @@ export class SmtpLoopPool implements SmtpPool {
  * (a process that sends no email starts none) and again after it ended. A send the thread held
  * when it ended fails as a lost connection (`ECONNECTION`: temporary, retried). The thread keeps
  * the process alive only while it holds a send.
+ *
+ * With a journal (a path: acceptance-journal.ts; SQLite, smtp.ts) the thread notes each
+ * acceptance itself and takes every message at once; without one it holds at most one per
+ * connection (see #handOver).
  */
 export class SmtpThreadPool implements SmtpPool {
   #worker: Worker | undefined;
   readonly #pending = new Map<number, { resolve: (accepted: string[]) => void; reject: (err: Error) => void }>();
-  /** Messages not yet handed to the thread: it holds at most one per connection (see #handOver). */
+  /** Messages not yet handed to the thread (see #handOver). */
   readonly #waiting: ThreadSend[] = [];
   #inThread = 0;
   readonly #limit: number;
   #nextId = 0;
+  /** This thread's reader of the journal (opened on first use). */
+  #journal: AcceptanceJournal | undefined;
+  /** Sends whose outcomes are written, told to the thread in one notice per turn. */
+  #forgotten: string[] = [];
 
-  constructor(private readonly options: Record<string, unknown>) {
-    this.#limit = typeof options.maxConnections === 'number' ? options.maxConnections : DEFAULT_SMTP_POOL_SIZE;
+  constructor(
+    private readonly options: Record<string, unknown>,
+    private readonly journalPath?: string,
+  ) {
+    const connections = typeof options.maxConnections === 'number' ? options.maxConnections : DEFAULT_SMTP_POOL_SIZE;
+    this.#limit = journalPath === undefined ? connections : Number.POSITIVE_INFINITY;
   }
 
   /** Hands the message to the thread's pool: the server's accepted recipients, or its error (nodemailer's fields). */
-  send(built: BuiltMime, messageId: string): Promise<{ accepted: string[] }> {
+  send(built: BuiltMime, messageId: string, sendId: string): Promise<{ accepted: string[] }> {
     const worker = this.#worker ?? this.#start();
     const id = this.#nextId++;
     // A copy of its own, moved to the thread: the built buffer may share Node's allocation pool.
@@ -66,17 +79,18 @@ export class SmtpThreadPool implements SmtpPool {
     if (this.#pending.size === 0) worker.ref();
     return new Promise((resolve, reject) => {
       this.#pending.set(id, { resolve: (accepted) => resolve({ accepted }), reject });
-      this.#waiting.push({ id, envelope: built.envelope, raw, messageId });
+      this.#waiting.push({ id, sendId, envelope: built.envelope, raw, messageId });
       this.#handOver(worker);
     });
   }
 
   /**
-   * The thread gets a message only while it holds fewer than one per connection, and a slot
-   * frees when this thread has read the answer. So, as with the pool on this loop, a crash
-   * can find at most one accepted message per connection whose outcome is not yet written: a
-   * thread with its own queue would go on delivering while this loop is busy and leave up to
-   * the dispatcher's whole batch in flight unrecorded (test/sends/crash.test.ts).
+   * Without a journal the thread gets a message only while it holds fewer than one per
+   * connection, and a slot frees when this thread has read the answer. So, as with the pool on
+   * this loop, a crash can find at most one accepted message per connection whose outcome is not
+   * yet written: a thread with its own queue would go on delivering while this loop is busy and
+   * leave up to the dispatcher's whole batch accepted and unrecorded (test/sends/crash.test.ts).
+   * With the journal those are noted by the thread, and it takes everything at once.
    */
   #handOver(worker: Worker): void {
     while (this.#inThread < this.#limit && this.#waiting.length > 0) {
@@ -86,24 +100,54 @@ export class SmtpThreadPool implements SmtpPool {
     }
   }
 
+  /**
+   * Of these sends (claimed again), those whose message the server accepted before, from the
+   * journal: a crash came between the acceptance and the outcome's write. Empty without a journal.
+   */
+  deliveredAmong(sendIds: string[]): Map<string, Accepted> {
+    if (this.journalPath === undefined || sendIds.length === 0) return new Map();
+    this.#journal ??= new AcceptanceJournal(this.journalPath);
+    return this.#journal.among(sendIds);
+  }
+
+  /** The send's outcome is written: its journal entry can go (told to the thread, which writes the journal, once per turn). */
+  recorded(sendId: string): void {
+    if (this.journalPath === undefined) return;
+    this.#forgotten.push(sendId);
+    if (this.#forgotten.length === 1) setImmediate(() => this.#tellForgotten());
+  }
+
+  #tellForgotten(): void {
+    const forget = this.#forgotten;
+    this.#forgotten = [];
+    if (forget.length > 0 && this.#worker) this.#worker.postMessage({ forget } satisfies ThreadNotice);
+    // No thread to tell (it ended): the entries stay, harmless, until a thread prunes them (acceptance-journal.ts).
+  }
+
   /** Closes the pool's connections and ends the thread (after the last send). */
   async close(): Promise<void> {
     const worker = this.#worker;
     if (!worker) return;
+    this.#tellForgotten();
     this.#worker = undefined;
     const exited = once(worker, 'exit');
-    worker.postMessage({ close: true });
+    worker.postMessage({ close: true } satisfies ThreadNotice);
     const timer = setTimeout(() => void worker.terminate(), CLOSE_GRACE_MS);
     await exited;
     clearTimeout(timer);
     // Called after the last send; anything still waiting never reached the server.
     this.#failAll('smtp thread closed');
+    this.#journal?.close();
+    this.#journal = undefined;
   }
 
   #start(): Worker {
     const worker = FROM_SOURCES
-      ? new Worker(THROUGH_TSX, { eval: true, workerData: { options: this.options, entry: entryUrl('ts'), tsx: tsxApiUrl() } })
-      : new Worker(new URL(entryUrl('js')), { workerData: { options: this.options } });
+      ? new Worker(THROUGH_TSX, {
+          eval: true,
+          workerData: { options: this.options, journal: this.journalPath, entry: entryUrl('ts'), tsx: tsxApiUrl() },
+        })
+      : new Worker(new URL(entryUrl('js')), { workerData: { options: this.options, journal: this.journalPath } });
     worker.unref();
     worker.on('message', (reply: ThreadReply) => this.#settle(worker, reply));
     worker.on('error', (err) => this.#ended(worker, err.message));

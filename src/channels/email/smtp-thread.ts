@@ -1,15 +1,20 @@
 import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
 import nodemailer from 'nodemailer';
+import { AcceptanceJournal, JOURNAL_KEEP_MS } from './acceptance-journal.js';
 import type { BuiltMime } from './mime.js';
 import { sendBuilt } from './pool-send.js';
 
 /**
  * The SMTP pool's own thread (smtp-pool.ts starts it): nodemailer's pooled transport,
  * its sockets and its replies, off the dispatcher's event loop. It receives messages already
- * built and answers each with the server's accepted list or the error's fields.
+ * built and answers each with the server's accepted list or the error's fields. Given a
+ * journal (workerData.journal, a path), it notes each acceptance there before answering
+ * (acceptance-journal.ts).
  */
 export interface ThreadSend {
   id: number;
+  /** The send's id, for the journal. */
+  sendId: string;
   envelope: BuiltMime['envelope'];
   raw: Uint8Array;
   messageId: string;
@@ -28,18 +33,32 @@ export interface ThreadError {
 /** A send's answer, or the thread ending for a reason of its own. */
 export type ThreadReply = { id: number; accepted: string[] } | { id: number; error: ThreadError } | { ended: string };
 
+/** What the thread is told besides messages: sends whose outcomes are written, and the end. */
+export type ThreadNotice = { forget: string[] } | { close: true };
+
 const port = parentPort;
 if (port) {
   const transport = startTransport(port);
-  port.on('message', (message: ThreadSend | { close: true }) => {
+  const journal = openJournal(port);
+  port.on('message', (message: ThreadSend | ThreadNotice) => {
+    if ('forget' in message) {
+      journal?.forget(message.forget);
+      return;
+    }
     if ('close' in message) {
       transport.close();
+      journal?.close();
       port.close();
       return;
     }
     const raw = Buffer.from(message.raw.buffer, message.raw.byteOffset, message.raw.byteLength);
     sendBuilt(transport, { envelope: message.envelope, raw }, message.messageId).then(
-      (info) => port.postMessage({ id: message.id, accepted: info.accepted.map(String) } satisfies ThreadReply),
+      (info) => {
+        const accepted = info.accepted.map(String);
+        // Noted before the answer leaves: from here on a crash does not send it again.
+        if (journal) note(journal, message, accepted);
+        port.postMessage({ id: message.id, accepted } satisfies ThreadReply);
+      },
       (err: ThreadError) => {
         const { message: text, code, responseCode, response, command, originalCode } = err;
         port.postMessage({
@@ -49,6 +68,37 @@ if (port) {
       },
     );
   });
+}
+
+/**
+ * The acceptance in the journal. A note that cannot be written (a full disk) does not hold the
+ * answer up: the send is then as safe as without a journal, recorded when its answer is read.
+ */
+function note(journal: AcceptanceJournal, message: ThreadSend, accepted: string[]): void {
+  try {
+    journal.add({
+      sendId: message.sendId,
+      to: message.envelope.to[0] ?? '',
+      messageId: message.messageId,
+      delivered: accepted.length > 0,
+      acceptedAt: Date.now(),
+    });
+  } catch {
+    // See above.
+  }
+}
+
+/** The journal when one is asked for (smtp-pool.ts); the thread's end, with the reason, when it cannot be opened. */
+function openJournal(port: MessagePort): AcceptanceJournal | undefined {
+  if (typeof workerData.journal !== 'string') return undefined;
+  try {
+    const journal = new AcceptanceJournal(workerData.journal);
+    journal.prune(Date.now() - JOURNAL_KEEP_MS);
+    return journal;
+  } catch (err) {
+    port.postMessage({ ended: `acceptance journal: ${(err as Error).message}` } satisfies ThreadReply);
+    process.exit(1);
+  }
 }
 
 /** The pool, or the thread's end with the reason said (options nodemailer refuses: config.ts checks SMTP_URL first). */

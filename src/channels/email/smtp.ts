@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import type { NodemailerError } from 'nodemailer';
 import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
@@ -50,19 +51,33 @@ const NETWORK_CODES = new Set([
  * credentials: it is handed to nodemailer and never logged.
  */
 export function createSmtpTransport(
-  config: Pick<Config, 'smtpUrl' | 'smtpPoolSize' | 'smtpThread' | 'publicUrl' | 'secret'>,
+  config: Pick<Config, 'smtpUrl' | 'smtpPoolSize' | 'smtpThread' | 'publicUrl' | 'secret' | 'databaseUrl' | 'dataDir'>,
   logger: Logger,
 ): Transport {
   if (!config.smtpUrl) throw new Error('SMTP_URL is not set');
-  const pool = config.smtpThread ? new SmtpThreadPool(smtpPoolOptions(config)) : new SmtpLoopPool(smtpPoolOptions(config));
+  if (config.smtpThread) return smtpTransportOn(new SmtpThreadPool(smtpPoolOptions(config), journalPathOf(config)), config, logger);
+  return smtpTransportOn(new SmtpLoopPool(smtpPoolOptions(config)), config, logger);
+}
 
+/**
+ * The thread's acceptance journal (acceptance-journal.ts) on SQLite only: a file next to
+ * herald.db, which every process that claims from that database can read. PostgreSQL's
+ * workers may run on other machines, where a local file is out of sight of the claim that
+ * takes a dead worker's sends: there the thread holds one message per connection (smtp-pool.ts).
+ */
+export function journalPathOf(config: Pick<Config, 'databaseUrl' | 'dataDir'>): string | undefined {
+  return config.databaseUrl ? undefined : join(config.dataDir, 'smtp-accepted.db');
+}
+
+function smtpTransportOn(pool: SmtpLoopPool | SmtpThreadPool, config: Pick<Config, 'publicUrl' | 'secret'>, logger: Logger): Transport {
+  const journaled = pool instanceof SmtpThreadPool ? pool : undefined;
   return {
     async deliver(request: DeliveryRequest): Promise<DeliveryReceipt> {
       const email = await renderEmailOf(config, request);
       try {
         // Built here in one go: the same message nodemailer would build from the parts, at a
         // third of the CPU and in one socket write (mime.ts), handed straight to the pool (pool-send.ts; smtp-pool.ts).
-        const info = await pool.send(buildMime(toMailOptions(email)), email.messageId);
+        const info = await pool.send(buildMime(toMailOptions(email)), email.messageId, request.send.id);
         logger.debug({ sendId: request.send.id, messageId: email.messageId }, 'email accepted by smtp server');
         return { providerMessageId: email.messageId, delivered: info.accepted.length > 0 };
       } catch (err) {
@@ -72,6 +87,16 @@ export function createSmtpTransport(
     async close() {
       await pool.close();
     },
+    ...(journaled && {
+      deliveredBefore: (sendIds) => {
+        const receipts = new Map<string, DeliveryReceipt & { to: string }>();
+        for (const [id, { to, messageId, delivered }] of journaled.deliveredAmong(sendIds)) {
+          receipts.set(id, { to, providerMessageId: messageId, delivered });
+        }
+        return receipts;
+      },
+      recorded: (sendId) => journaled.recorded(sendId),
+    }),
   };
 }
 
