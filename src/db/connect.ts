@@ -1,4 +1,4 @@
-import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect, type SqliteDatabase as SqliteDatabaseLike, SqliteDialect } from 'kysely';
@@ -7,6 +7,7 @@ import { type Config, DEFAULT_DATABASE_POOL_SIZE } from '../config.js';
 import { ClockCache } from '../lru.js';
 import { GroupStatements } from './group-statements.js';
 import { migrateToLatest } from './migrate.js';
+import { createOwnerOnly } from './owner-only-file.js';
 import { preparingClient } from './prepared-statements.js';
 import type { Database } from './schema.js';
 import { WalSync } from './wal-sync.js';
@@ -114,19 +115,6 @@ function openSqlite(dataDir: string, onWriteOutsideTransaction?: (sql: string) =
  * connection (docs/decisions.md), and the WAL still starts over after each one.
  */
 export const WAL_AUTOCHECKPOINT_PAGES = 10_000;
-
-/**
- * The database holds contacts, password hashes and sealed secrets: a new file is created
- * readable by its owner only (0600), like DATA_DIR/secret. SQLite gives the -wal and -shm files
- * it creates beside it the same mode. An existing file keeps the mode its operator gave it.
- */
-function createOwnerOnly(path: string): void {
-  try {
-    closeSync(openSync(path, 'wx', 0o600));
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-  }
-}
 
 /** Distinct statement texts kept prepared (IN lists and multi-row inserts vary in length). */
 const STATEMENT_CACHE_SIZE = 500;

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -64,7 +64,7 @@ test('a thread that ends fails the send it held as a lost connection (temporary)
   await pool.close();
 });
 
-test('with a journal the thread notes each acceptance before it answers, not a refusal, and forgets it once its outcome is recorded', {
+test('with a journal the thread notes each acceptance before it answers (owner-only file), not a refusal, and forgets it once its outcome is recorded', {
   timeout: 15_000,
 }, async () => {
   const path = join(mkdtempSync(join(tmpdir(), 'herald-journal-')), 'smtp-accepted.db');
@@ -78,6 +78,7 @@ test('with a journal the thread notes each acceptance before it answers, not a r
     const { acceptedAt, ...entry } = noted.get('snd_3')!;
     assert.deepEqual(entry, { sendId: 'snd_3', to: 'ada3@example.com', messageId: '<m3@acme.test>', delivered: true });
     assert.ok(Math.abs(acceptedAt - Date.now()) < 5_000);
+    assert.equal(statSync(path).mode & 0o777, 0o600, 'it holds addresses: readable by its owner only');
     pool.recorded('snd_3');
   } finally {
     await pool.close();

@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { createOwnerOnly } from '../../db/owner-only-file.js';
 
 /** A message the SMTP server accepted, as the journal keeps it until the send's outcome is written. */
 export interface Accepted {
@@ -36,6 +37,7 @@ export class AcceptanceJournal {
   readonly #among: Database.Statement;
 
   constructor(path: string) {
+    createOwnerOnly(path);
     this.#db = new Database(path);
     this.#db.pragma('journal_mode = WAL');
     this.#db.pragma('synchronous = OFF');
