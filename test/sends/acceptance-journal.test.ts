@@ -60,7 +60,7 @@ test('a send the server accepted before its worker died is recorded sent from th
   const path = journalPathOf(t.config)!;
   const journal = new AcceptanceJournal(path);
   const acceptedAt = Date.now() - 61_000;
-  journal.add({ sendId: noted, to: emails[0]!, messageId: '<before-the-crash@herald.test>', delivered: true, acceptedAt });
+  journal.add([{ sendId: noted, to: emails[0]!, messageId: '<before-the-crash@herald.test>', delivered: true, acceptedAt }]);
   journal.close();
 
   const worker = startHeraldProcess('worker', {

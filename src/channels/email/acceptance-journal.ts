@@ -32,7 +32,7 @@ export const JOURNAL_KEEP_MS = 7 * 24 * 60 * 60_000;
  */
 export class AcceptanceJournal {
   readonly #db: Database.Database;
-  readonly #add: Database.Statement;
+  readonly #addAll: (entries: Accepted[]) => void;
   readonly #forget: Database.Statement;
   readonly #among: Database.Statement;
 
@@ -45,15 +45,19 @@ export class AcceptanceJournal {
     this.#db.exec(`create table if not exists accepted (
       send_id text primary key, to_address text not null, message_id text not null,
       delivered integer not null, accepted_at integer not null) without rowid`);
-    this.#add = this.#db.prepare('insert or replace into accepted values (?, ?, ?, ?, ?)');
+    const add = this.#db.prepare('insert or replace into accepted values (?, ?, ?, ?, ?)');
+    this.#addAll = this.#db.transaction((entries: Accepted[]) => {
+      for (const { sendId, to, messageId, delivered, acceptedAt } of entries) add.run(sendId, to, messageId, delivered ? 1 : 0, acceptedAt);
+    });
     this.#forget = this.#db.prepare('delete from accepted where send_id in (select value from json_each(?))');
     this.#among = this.#db.prepare(
       'select send_id, to_address, message_id, delivered, accepted_at from accepted where send_id in (select value from json_each(?))',
     );
   }
 
-  add({ sendId, to, messageId, delivered, acceptedAt }: Accepted): void {
-    this.#add.run(sendId, to, messageId, delivered ? 1 : 0, acceptedAt);
+  /** Notes these acceptances, in one transaction. */
+  add(entries: Accepted[]): void {
+    this.#addAll(entries);
   }
 
   /** Their outcomes are written: their entries go. */

@@ -10,6 +10,12 @@ import type { ThreadNotice, ThreadReply, ThreadSend } from './smtp-thread.js';
 /** How long a closing thread gets to say goodbye to the server before it is stopped. */
 const CLOSE_GRACE_MS = 5_000;
 
+/**
+ * How often the thread hears which notes it may forget: one delete for all of them (an entry
+ * left a little longer costs nothing; close() tells what is left).
+ */
+const FORGET_EVERY_MS = 100;
+
 /** Run from the TypeScript sources (tests, benches): the thread loads them through tsx, as this thread does. */
 const FROM_SOURCES = import.meta.url.endsWith('.ts');
 
@@ -59,7 +65,7 @@ export class SmtpThreadPool implements SmtpPool {
   #nextId = 0;
   /** This thread's reader of the journal (opened on first use). */
   #journal: AcceptanceJournal | undefined;
-  /** Sends whose outcomes are written, told to the thread in one notice per turn. */
+  /** Sends whose outcomes are written, told to the thread in one notice every FORGET_EVERY_MS. */
   #forgotten: string[] = [];
 
   constructor(
@@ -110,11 +116,11 @@ export class SmtpThreadPool implements SmtpPool {
     return this.#journal.among(sendIds);
   }
 
-  /** The send's outcome is written: its journal entry can go (told to the thread, which writes the journal, once per turn). */
+  /** The send's outcome is written: its journal entry can go (told to the thread, which writes the journal, in batches). */
   recorded(sendId: string): void {
     if (this.journalPath === undefined) return;
     this.#forgotten.push(sendId);
-    if (this.#forgotten.length === 1) setImmediate(() => this.#tellForgotten());
+    if (this.#forgotten.length === 1) setTimeout(() => this.#tellForgotten(), FORGET_EVERY_MS).unref();
   }
 
   #tellForgotten(): void {

@@ -55,9 +55,8 @@ if (port) {
     sendBuilt(transport, { envelope: message.envelope, raw }, message.messageId).then(
       (info) => {
         const accepted = info.accepted.map(String);
-        // Noted before the answer leaves: from here on a crash does not send it again.
-        if (journal) note(journal, message, accepted);
-        port.postMessage({ id: message.id, accepted } satisfies ThreadReply);
+        if (journal) noteThenAnswer(journal, port, message, accepted);
+        else port.postMessage({ id: message.id, accepted } satisfies ThreadReply);
       },
       (err: ThreadError) => {
         const { message: text, code, responseCode, response, command, originalCode } = err;
@@ -70,19 +69,40 @@ if (port) {
   });
 }
 
+/** Acceptances read in this turn of the thread's loop, not yet noted. */
+let unnoted: { message: ThreadSend; accepted: string[] }[] = [];
+
 /**
- * The acceptance in the journal. A note that cannot be written (a full disk) does not hold the
- * answer up: the send is then as safe as without a journal, recorded when its answer is read.
+ * Noted before the answer leaves: from then on a crash does not send the message again. The
+ * replies read in one turn of the loop are noted in one transaction (one WAL commit), at the
+ * end of that turn, and then answered.
  */
-function note(journal: AcceptanceJournal, message: ThreadSend, accepted: string[]): void {
+function noteThenAnswer(journal: AcceptanceJournal, port: MessagePort, message: ThreadSend, accepted: string[]): void {
+  unnoted.push({ message, accepted });
+  if (unnoted.length > 1) return;
+  setImmediate(() => {
+    const batch = unnoted;
+    unnoted = [];
+    note(journal, batch);
+    for (const { message, accepted } of batch) port.postMessage({ id: message.id, accepted } satisfies ThreadReply);
+  });
+}
+
+/**
+ * The notes. Notes that cannot be written (a full disk) do not hold the answers up: those sends
+ * are then as safe as without a journal, recorded when their answers are read.
+ */
+function note(journal: AcceptanceJournal, batch: typeof unnoted): void {
   try {
-    journal.add({
-      sendId: message.sendId,
-      to: message.envelope.to[0] ?? '',
-      messageId: message.messageId,
-      delivered: accepted.length > 0,
-      acceptedAt: Date.now(),
-    });
+    journal.add(
+      batch.map(({ message, accepted }) => ({
+        sendId: message.sendId,
+        to: message.envelope.to[0] ?? '',
+        messageId: message.messageId,
+        delivered: accepted.length > 0,
+        acceptedAt: Date.now(),
+      })),
+    );
   } catch {
     // See above.
   }
