@@ -59,7 +59,7 @@ export interface Transport {
   /**
    * Of these sends, claimed again, those the far end accepted before: noted in the transport's
    * journal, the outcome's write cut short by a crash (email over SMTP on its thread, SQLite:
-   * channels/email/acceptance-journal.ts). Absent: the transport keeps no journal.
+   * db/acceptance-journal.ts). Absent: the transport keeps no journal.
    */
   deliveredBefore?(sendIds: string[]): Map<string, DeliveryReceipt & { to: string }>;
   /** A delivered send's outcome is written: the journal can forget it. */

@@ -3,10 +3,10 @@ import { mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { AcceptanceJournal } from '../../src/channels/email/acceptance-journal.js';
 import { buildMime } from '../../src/channels/email/mime.js';
 import { smtpFailure, smtpPoolOptions } from '../../src/channels/email/smtp.js';
 import { SmtpThreadPool } from '../../src/channels/email/smtp-pool.js';
+import { AcceptanceJournal } from '../../src/db/acceptance-journal.js';
 import { SmtpSink } from '../fakes/smtp-sink.js';
 
 /**

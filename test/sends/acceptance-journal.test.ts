@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { after, before, test } from 'node:test';
-import { AcceptanceJournal } from '../../src/channels/email/acceptance-journal.js';
 import { journalPathOf } from '../../src/channels/email/smtp.js';
+import { AcceptanceJournal } from '../../src/db/acceptance-journal.js';
 import { SmtpSink } from '../fakes/smtp-sink.js';
 import { apiClient } from '../helpers/app.js';
 import { makeTenant, uniq } from '../helpers/factories.js';

@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
 import nodemailer from 'nodemailer';
 import { DEFAULT_SMTP_POOL_SIZE } from '../../config.js';
-import { AcceptanceJournal, type Accepted } from './acceptance-journal.js';
+import { AcceptanceJournal, type Accepted } from '../../db/acceptance-journal.js';
 import type { BuiltMime } from './mime.js';
 import { sendBuilt } from './pool-send.js';
 import type { ThreadNotice, ThreadReply, ThreadSend } from './smtp-thread.js';
@@ -51,7 +51,7 @@ export class SmtpLoopPool implements SmtpPool {
  * when it ended fails as a lost connection (`ECONNECTION`: temporary, retried). The thread keeps
  * the process alive only while it holds a send.
  *
- * With a journal (a path: acceptance-journal.ts; SQLite, smtp.ts) the thread notes each
+ * With a journal (a path: db/acceptance-journal.ts; SQLite, smtp.ts) the thread notes each
  * acceptance itself and takes every message at once; without one it holds at most one per
  * connection (see #handOver).
  */
@@ -127,7 +127,7 @@ export class SmtpThreadPool implements SmtpPool {
     const forget = this.#forgotten;
     this.#forgotten = [];
     if (forget.length > 0 && this.#worker) this.#worker.postMessage({ forget } satisfies ThreadNotice);
-    // No thread to tell (it ended): the entries stay, harmless, until a thread prunes them (acceptance-journal.ts).
+    // No thread to tell (it ended): the entries stay, harmless, until a thread prunes them (db/acceptance-journal.ts).
   }
 
   /** Closes the pool's connections and ends the thread (after the last send). */

@@ -1,6 +1,6 @@
 import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
 import nodemailer from 'nodemailer';
-import { AcceptanceJournal, JOURNAL_KEEP_MS } from './acceptance-journal.js';
+import { AcceptanceJournal, JOURNAL_KEEP_MS } from '../../db/acceptance-journal.js';
 import type { BuiltMime } from './mime.js';
 import { sendBuilt } from './pool-send.js';
 
@@ -9,7 +9,7 @@ import { sendBuilt } from './pool-send.js';
  * its sockets and its replies, off the dispatcher's event loop. It receives messages already
  * built and answers each with the server's accepted list or the error's fields. Given a
  * journal (workerData.journal, a path), it notes each acceptance there before answering
- * (acceptance-journal.ts).
+ * (db/acceptance-journal.ts).
  */
 export interface ThreadSend {
   id: number;

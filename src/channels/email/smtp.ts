@@ -60,7 +60,7 @@ export function createSmtpTransport(
 }
 
 /**
- * The thread's acceptance journal (acceptance-journal.ts) on SQLite only: a file next to
+ * The thread's acceptance journal (db/acceptance-journal.ts) on SQLite only: a file next to
  * herald.db, which every process that claims from that database can read. PostgreSQL's
  * workers may run on other machines, where a local file is out of sight of the claim that
  * takes a dead worker's sends: there the thread holds one message per connection (smtp-pool.ts).

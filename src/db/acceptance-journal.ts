@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { createOwnerOnly } from '../../db/owner-only-file.js';
+import { createOwnerOnly } from './owner-only-file.js';
 
 /** A message the SMTP server accepted, as the journal keeps it until the send's outcome is written. */
 export interface Accepted {
