@@ -36,7 +36,7 @@ export class AcceptanceJournal {
   readonly #forget: Database.Statement;
   readonly #among: Database.Statement;
 
-  constructor(path: string) {
+  constructor(readonly path: string) {
     createOwnerOnly(path);
     this.#db = new Database(path);
     this.#db.pragma('journal_mode = WAL');

@@ -68,7 +68,10 @@ test('with a journal the thread notes each acceptance before it answers (owner-o
   timeout: 15_000,
 }, async () => {
   const path = join(mkdtempSync(join(tmpdir(), 'herald-journal-')), 'smtp-accepted.db');
-  const pool = new SmtpThreadPool(smtpPoolOptions({ smtpUrl: `smtp://127.0.0.1:${sink.port}`, smtpPoolSize: 2 }), path);
+  const pool = new SmtpThreadPool(
+    smtpPoolOptions({ smtpUrl: `smtp://127.0.0.1:${sink.port}`, smtpPoolSize: 2 }),
+    new AcceptanceJournal(path),
+  );
   try {
     await pool.send(message(3), '<m3@acme.test>', 'snd_3');
     sink.refuseRecipient('ada4@example.com');

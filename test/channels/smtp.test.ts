@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { DeliveryError } from '../../src/channels/channel.js';
 import { type Channels, createChannels } from '../../src/channels/transports.js';
@@ -52,6 +55,26 @@ describe('email over SMTP', () => {
       }
     });
   }
+
+  test('an acceptance journal that cannot be opened does not stop email: the thread sends without it, and the log says so', {
+    skip: process.env.DATABASE_URL ? 'SQLite only: PostgreSQL keeps no journal' : false,
+  }, async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'herald-journal-'));
+    // A directory where the journal's file should be: SQLite cannot open it.
+    mkdirSync(join(dataDir, 'smtp-accepted.db'));
+    const journalLog = captureLogger({ raw: true });
+    const pooled = createChannels({ ...t.config, dataDir, smtpThread: true }, t.db, journalLog.logger);
+    try {
+      const receipt = await pooled.email.deliver(await emailDelivery());
+      assert.equal(receipt.delivered, true);
+      assert.match(
+        journalLog.lines.join('\n'),
+        /the SMTP acceptance journal cannot be opened: the SMTP thread holds one message per connection/,
+      );
+    } finally {
+      await pooled.close();
+    }
+  });
 
   test('SMTP_THREAD: the pool on its own thread by default on SQLite, not on PostgreSQL; true or false decides', () => {
     const env = { DATA_DIR: t.config.dataDir, HERALD_SECRET: t.config.secret };

@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
 import nodemailer from 'nodemailer';
 import { DEFAULT_SMTP_POOL_SIZE } from '../../config.js';
-import { AcceptanceJournal, type Accepted } from '../../db/acceptance-journal.js';
+import type { AcceptanceJournal, Accepted } from '../../db/acceptance-journal.js';
 import type { BuiltMime } from './mime.js';
 import { sendBuilt } from './pool-send.js';
 import type { ThreadNotice, ThreadReply, ThreadSend } from './smtp-thread.js';
@@ -51,7 +51,7 @@ export class SmtpLoopPool implements SmtpPool {
  * when it ended fails as a lost connection (`ECONNECTION`: temporary, retried). The thread keeps
  * the process alive only while it holds a send.
  *
- * With a journal (a path: db/acceptance-journal.ts; SQLite, smtp.ts) the thread notes each
+ * With a journal (db/acceptance-journal.ts; SQLite, smtp.ts) the thread notes each
  * acceptance itself and takes every message at once; without one it holds at most one per
  * connection (see #handOver).
  */
@@ -63,17 +63,16 @@ export class SmtpThreadPool implements SmtpPool {
   #inThread = 0;
   readonly #limit: number;
   #nextId = 0;
-  /** This thread's reader of the journal (opened on first use). */
-  #journal: AcceptanceJournal | undefined;
   /** Sends whose outcomes are written, told to the thread in one notice every FORGET_EVERY_MS. */
   #forgotten: string[] = [];
 
+  /** `journal`: this thread's handle on the acceptance journal, which the pool closes with itself. */
   constructor(
     private readonly options: Record<string, unknown>,
-    private readonly journalPath?: string,
+    private readonly journal?: AcceptanceJournal,
   ) {
     const connections = typeof options.maxConnections === 'number' ? options.maxConnections : DEFAULT_SMTP_POOL_SIZE;
-    this.#limit = journalPath === undefined ? connections : Number.POSITIVE_INFINITY;
+    this.#limit = journal === undefined ? connections : Number.POSITIVE_INFINITY;
   }
 
   /** Hands the message to the thread's pool: the server's accepted recipients, or its error (nodemailer's fields). */
@@ -111,14 +110,13 @@ export class SmtpThreadPool implements SmtpPool {
    * journal: a crash came between the acceptance and the outcome's write. Empty without a journal.
    */
   deliveredAmong(sendIds: string[]): Map<string, Accepted> {
-    if (this.journalPath === undefined || sendIds.length === 0) return new Map();
-    this.#journal ??= new AcceptanceJournal(this.journalPath);
-    return this.#journal.among(sendIds);
+    if (this.journal === undefined || sendIds.length === 0) return new Map();
+    return this.journal.among(sendIds);
   }
 
   /** The send's outcome is written: its journal entry can go (told to the thread, which writes the journal, in batches). */
   recorded(sendId: string): void {
-    if (this.journalPath === undefined) return;
+    if (this.journal === undefined) return;
     this.#forgotten.push(sendId);
     if (this.#forgotten.length === 1) setTimeout(() => this.#tellForgotten(), FORGET_EVERY_MS).unref();
   }
@@ -143,17 +141,16 @@ export class SmtpThreadPool implements SmtpPool {
     clearTimeout(timer);
     // Called after the last send; anything still waiting never reached the server.
     this.#failAll('smtp thread closed');
-    this.#journal?.close();
-    this.#journal = undefined;
+    this.journal?.close();
   }
 
   #start(): Worker {
     const worker = FROM_SOURCES
       ? new Worker(THROUGH_TSX, {
           eval: true,
-          workerData: { options: this.options, journal: this.journalPath, entry: entryUrl('ts'), tsx: tsxApiUrl() },
+          workerData: { options: this.options, journal: this.journal?.path, entry: entryUrl('ts'), tsx: tsxApiUrl() },
         })
-      : new Worker(new URL(entryUrl('js')), { workerData: { options: this.options, journal: this.journalPath } });
+      : new Worker(new URL(entryUrl('js')), { workerData: { options: this.options, journal: this.journal?.path } });
     worker.unref();
     worker.on('message', (reply: ThreadReply) => this.#settle(worker, reply));
     worker.on('error', (err) => this.#ended(worker, err.message));

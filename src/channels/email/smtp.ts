@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import type { NodemailerError } from 'nodemailer';
 import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
+import { AcceptanceJournal } from '../../db/acceptance-journal.js';
 import type { RenderedEmail } from '../../rendering/email.js';
 import { DeliveryError, type DeliveryReceipt, type DeliveryRequest, type Transport } from '../channel.js';
 import { buildMime } from './mime.js';
@@ -55,7 +56,7 @@ export function createSmtpTransport(
   logger: Logger,
 ): Transport {
   if (!config.smtpUrl) throw new Error('SMTP_URL is not set');
-  if (config.smtpThread) return smtpTransportOn(new SmtpThreadPool(smtpPoolOptions(config), journalPathOf(config)), config, logger);
+  if (config.smtpThread) return smtpTransportOn(new SmtpThreadPool(smtpPoolOptions(config), openJournal(config, logger)), config, logger);
   return smtpTransportOn(new SmtpLoopPool(smtpPoolOptions(config)), config, logger);
 }
 
@@ -67,6 +68,18 @@ export function createSmtpTransport(
  */
 export function journalPathOf(config: Pick<Config, 'databaseUrl' | 'dataDir'>): string | undefined {
   return config.databaseUrl ? undefined : join(config.dataDir, 'smtp-accepted.db');
+}
+
+/** The journal, or none when its file cannot be opened: then the thread holds one message per connection, as on PostgreSQL. */
+function openJournal(config: Pick<Config, 'databaseUrl' | 'dataDir'>, logger: Logger): AcceptanceJournal | undefined {
+  const path = journalPathOf(config);
+  if (path === undefined) return undefined;
+  try {
+    return new AcceptanceJournal(path);
+  } catch (err) {
+    logger.error({ err, path }, 'the SMTP acceptance journal cannot be opened: the SMTP thread holds one message per connection');
+    return undefined;
+  }
 }
 
 function smtpTransportOn(pool: SmtpLoopPool | SmtpThreadPool, config: Pick<Config, 'publicUrl' | 'secret'>, logger: Logger): Transport {
