@@ -1,4 +1,4 @@
-import { CompiledQuery, type Kysely, PostgresAdapter, type QueryResult, type RawBuilder } from 'kysely';
+import { CompiledQuery, type Expression, type Kysely, PostgresAdapter, type QueryResult, type RawBuilder, sql } from 'kysely';
 import { ClockCache } from '../lru.js';
 import type { Database } from './schema.js';
 
@@ -78,6 +78,11 @@ interface CompiledShape {
   parameters: readonly unknown[];
 }
 
+/** What a shape is built as: a `sql` template, or a query builder of `q`'s (compiled by its own Kysely). */
+export interface Compilable<R> {
+  compile(q: Handle): CompiledQuery<R>;
+}
+
 /** Shapes kept per family and engine (a text per combination of what a call sends). */
 const SHAPES_KEPT = 200;
 
@@ -94,7 +99,7 @@ export class StatementShapes {
   private readonly sqlite = new ClockCache<string, CompiledShape>(SHAPES_KEPT);
   private readonly postgres = new ClockCache<string, CompiledShape>(SHAPES_KEPT);
 
-  async run<R>(q: Handle, shape: string, values: BindValues, build: (bind: Bind) => RawBuilder<R>): Promise<QueryResult<R>> {
+  async run<R>(q: Handle, shape: string, values: BindValues, build: (bind: Bind) => Compilable<R>): Promise<QueryResult<R>> {
     const compiled = (onPostgres(q) ? this.postgres : this.sqlite).get(shape, () => {
       const { sql, parameters } = build(bindSlots).compile(q);
       return { sql, parameters };
@@ -111,4 +116,15 @@ function slotValue(values: BindValues, slot: Slot, shape: string): unknown {
   if (value === undefined)
     throw new Error(`no value for ${slot.name}${slot.index === undefined ? '' : `[${slot.index}]`} (shape ${shape})`);
   return value;
+}
+
+/**
+ * A list given as ONE parameter holding a JSON array (of strings), read as a subquery: a
+ * statement compiled once (StatementShapes) serves a list of any length, where an IN list of
+ * placeholders would make a text per length.
+ */
+export function jsonListIn(q: Handle, list: unknown): Expression<string> {
+  return onPostgres(q)
+    ? sql<string>`(select value from json_array_elements_text(cast(${list} as json)) as t(value))`
+    : sql<string>`(select value from json_each(${list}))`;
 }

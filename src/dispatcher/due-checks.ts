@@ -1,11 +1,17 @@
+import type { Expression } from 'kysely';
 import { CHANNEL_REGISTRY, recipientAddress } from '../channels/registry.js';
 import type { Db } from '../db/connect.js';
+import { type Compilable, jsonListIn, StatementShapes } from '../db/constant-statements.js';
 import { inReadTransaction, type Tx } from '../db/transaction.js';
 import type { Campaign } from '../modules/campaigns/campaign.js';
-import { findCampaigns } from '../modules/campaigns/campaigns.service.js';
-import { type ContactProfile, getContactProfiles } from '../modules/contacts/contacts.service.js';
-import { lastReceiptsOf, rejectedByReentry } from '../modules/sends/recipient-rules.js';
-import { suppressedAmong } from '../modules/suppressions/suppressions.service.js';
+import { campaignsWithWebhooksQuery, groupCampaignRows } from '../modules/campaigns/campaigns.repo.js';
+import { campaignsFrom } from '../modules/campaigns/campaigns.service.js';
+import { assembleContactProfiles, type ContactProfileRows, contactProfileQueries } from '../modules/contacts/contact-profile.js';
+import type { ContactProfile } from '../modules/contacts/contacts.service.js';
+import { latestReceiptOf, rejectedByReentry } from '../modules/sends/recipient-rules.js';
+import { receiptsQuery } from '../modules/sends/sends.repo.js';
+import { suppressedAmongQuery } from '../modules/suppressions/suppressions.repo.js';
+import { suppressedFrom } from '../modules/suppressions/suppressions.service.js';
 import type { ClaimedSend } from './dispatch.repo.js';
 
 /** What a due send comes to: ended without delivery, or ready to go to `to`. */
@@ -39,25 +45,66 @@ export interface DueData {
 /**
  * The batch's data, a statement per table, in the transaction `tx` (one snapshot): on SQLite the
  * claim's own (dispatch-claim.ts). On PostgreSQL the claim statement reads the same
- * (dispatch-claim.pg.ts).
+ * (dispatch-claim.pg.ts), with the same queries and the same assembly of their rows.
+ *
+ * Each statement is built and compiled once (db/constant-statements.ts): a list of ids is ONE
+ * JSON parameter read as a subquery, so the text is the same for a batch of any size. Built per
+ * batch, the dozen statements' query trees were a tenth of the dispatcher's CPU in a burst on
+ * SQLite (docs/performance.md, eleventh session).
  */
 export async function readDueData(tx: Tx, sends: ClaimedSend[]): Promise<DueData> {
   const checkReentry = sends.filter((s) => !s.test);
-  const [campaigns, contacts, lastReceiptAt] = await Promise.all([
-    findCampaigns(
-      tx,
-      sends.map((s) => ({ accountId: s.account_id, campaignId: s.campaign_id })),
-    ),
-    getContactProfiles(
-      tx,
-      sends.map((s) => ({ accountId: s.account_id, contactId: s.contact_id })),
-    ),
-    lastReceiptsOf(tx, checkReentry),
+  // Each list as one JSON parameter (db/constant-statements.ts, jsonListIn).
+  const values = {
+    campaignIds: jsonIds(sends, 'campaign_id'),
+    contactIds: jsonIds(sends, 'contact_id'),
+    receiptCampaigns: jsonIds(checkReentry, 'campaign_id'),
+    receiptContacts: jsonIds(checkReentry, 'contact_id'),
+  };
+  const read = <R>(name: string, query: (ids: (list: keyof typeof values) => Expression<string>) => Compilable<R>) =>
+    DUE_READS.run<R>(tx, name, values, (bind) => query((list) => jsonListIn(tx, bind(list)))).then((result) => result.rows);
+  const profiles = <K extends keyof ContactProfileRows>(part: K) =>
+    read(part, (ids) => contactProfileQueries(tx, ids('contactIds'))[part]) as Promise<ContactProfileRows[K]>;
+  const [campaignRows, rows, emails, phones, tags, fieldRows, kpiRows, noteRows, trackers, receipts] = await Promise.all([
+    read('campaigns', (ids) => campaignsWithWebhooksQuery(tx, ids('campaignIds'))),
+    profiles('rows'),
+    profiles('emails'),
+    profiles('phones'),
+    profiles('tags'),
+    profiles('fieldRows'),
+    profiles('kpiRows'),
+    profiles('noteRows'),
+    profiles('trackers'),
+    checkReentry.length === 0 ? [] : read('receipts', (ids) => receiptsQuery(tx, ids('receiptCampaigns'), ids('receiptContacts'))),
   ]);
+  const contacts = assembleContactProfiles(
+    sends.map((s) => ({ accountId: s.account_id, contactId: s.contact_id })),
+    { rows, emails, phones, tags, fieldRows, kpiRows, noteRows, trackers },
+  );
   // Second step, same snapshot: which of the addresses the sends would go to have bounced.
-  const suppressed = await suppressedAmong(tx, addressesOf(sends, contacts));
-  return { campaigns, contacts, lastReceiptAt, suppressed };
+  const wanted = addressesOf(sends, contacts).map((w) => [w.accountId, w.channel, w.address]);
+  const suppressed =
+    wanted.length === 0
+      ? []
+      : (await DUE_READS.run(tx, 'suppressed', { wanted: JSON.stringify(wanted) }, (bind) => suppressedAmongQuery(tx, bind('wanted'))))
+          .rows;
+  return {
+    campaigns: campaignsFrom(
+      sends.map((s) => ({ accountId: s.account_id, campaignId: s.campaign_id })),
+      groupCampaignRows(campaignRows as Parameters<typeof groupCampaignRows>[0]),
+    ),
+    contacts,
+    lastReceiptAt: latestReceiptOf((receipts as ReceiptRow[]).map((r) => ({ ...r, at: Number(r.at) }))),
+    suppressed: suppressedFrom(suppressed),
+  };
 }
+
+/** readDueData's statements, compiled once per engine. */
+const DUE_READS = new StatementShapes();
+
+const jsonIds = (sends: ClaimedSend[], column: 'campaign_id' | 'contact_id') => JSON.stringify([...new Set(sends.map((s) => s[column]))]);
+
+type ReceiptRow = { id: string; account_id: string; campaign_id: string; contact_id: string; at: number | string };
 
 /** The verdict of each send of a batch from its data: the rules, once, whichever engine read the data. */
 export function verdictsOf(sends: ClaimedSend[], data: DueData, now: number): Map<string, Verdict> {

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { checkAtDueTime } from '../../src/dispatcher/due-checks.js';
-import { findCampaign, findCampaigns } from '../../src/modules/campaigns/campaigns.service.js';
-import { getContactProfile, getContactProfiles, setContactFlags } from '../../src/modules/contacts/contacts.service.js';
+import { inReadTransaction } from '../../src/db/transaction.js';
+import { checkAtDueTime, readDueData } from '../../src/dispatcher/due-checks.js';
+import { findCampaign } from '../../src/modules/campaigns/campaigns.service.js';
+import { getContactProfile, setContactFlags } from '../../src/modules/contacts/contacts.service.js';
 import { apiClient } from '../helpers/app.js';
 import { makeAccount, makeKey, randomEmail, randomPhone } from '../helpers/factories.js';
 import { makeEmailCampaign, startTestHerald, type TestHerald } from '../helpers/herald.js';
@@ -36,19 +37,6 @@ test('a batch read gives each contact and campaign what the single reads give, a
   const campaignA = (await makeEmailCampaign(t, a.accountId)).id;
   const campaignB = (await makeEmailCampaign(t, b.accountId)).id;
 
-  const asked = [rich, bare, optedOut, foreign].map((contactId) => ({ accountId: a.accountId, contactId }));
-  const profiles = await getContactProfiles(t.db.kysely, asked);
-  assert.deepEqual([...profiles.keys()].sort(), [rich, bare, optedOut].sort());
-  for (const id of [rich, bare, optedOut]) assert.deepEqual(profiles.get(id), await getContactProfile(t.db, a.accountId, { id }));
-  assert.equal(profiles.get(rich)!.emails[0], first);
-
-  const campaigns = await findCampaigns(t.db.kysely, [
-    { accountId: a.accountId, campaignId: campaignA },
-    { accountId: a.accountId, campaignId: campaignB },
-  ]);
-  assert.deepEqual([...campaigns.keys()], [campaignA]);
-  assert.deepEqual(campaigns.get(campaignA), await findCampaign(t.db.kysely, a.accountId, campaignA));
-
   const send = (id: string, contactId: string, campaignId = campaignA) => ({
     id,
     account_id: a.accountId,
@@ -60,11 +48,16 @@ test('a batch read gives each contact and campaign what the single reads give, a
     test: false,
     triggerData: null,
   });
-  const verdicts = await checkAtDueTime(
-    t.db,
-    [send('s1', rich), send('s2', bare), send('s3', optedOut), send('s4', foreign), send('s5', rich, campaignB)],
-    Date.now(),
-  );
+  const sends = [send('s1', rich), send('s2', bare), send('s3', optedOut), send('s4', foreign), send('s5', rich, campaignB)];
+
+  const data = await inReadTransaction(t.db, (tx) => readDueData(tx, sends));
+  assert.deepEqual([...data.contacts.keys()].sort(), [rich, bare, optedOut].sort());
+  for (const id of [rich, bare, optedOut]) assert.deepEqual(data.contacts.get(id), await getContactProfile(t.db, a.accountId, { id }));
+  assert.equal(data.contacts.get(rich)!.emails[0], first);
+  assert.deepEqual([...data.campaigns.keys()], [campaignA]);
+  assert.deepEqual(data.campaigns.get(campaignA), await findCampaign(t.db.kysely, a.accountId, campaignA));
+
+  const verdicts = await checkAtDueTime(t.db, sends, Date.now());
   const summary = Object.fromEntries([...verdicts].map(([id, v]) => [id, 'end' in v ? `${v.end}: ${v.reason}` : `to ${v.to}`]));
   assert.deepEqual(summary, {
     s1: `to ${first}`,

@@ -145,13 +145,7 @@ export async function findCampaign(db: Queryable, accountId: string, campaignId:
   return found && toCampaign(found.row, found.webhooks);
 }
 
-/** Several campaigns by id, each given with its account: keyed by id, absent when not that account's. */
-export async function findCampaigns(db: Queryable, campaigns: { accountId: string; campaignId: string }[]): Promise<Map<string, Campaign>> {
-  if (campaigns.length === 0) return new Map();
-  return campaignsFrom(campaigns, await repo.selectCampaignsWithWebhooks(db, [...new Set(campaigns.map((c) => c.campaignId))]));
-}
-
-/** findCampaigns' answer from rows already read (repo.groupCampaignRows): another account's campaign is left out. */
+/** Campaigns by id from rows already read (repo.groupCampaignRows), each asked for with its account: another account's campaign is left out. */
 export function campaignsFrom(
   campaigns: { accountId: string; campaignId: string }[],
   found: { row: CampaignsTable; webhooks: string[] }[],

@@ -9,7 +9,7 @@ import { microsToNumber } from './kpi-values.js';
 import { normalizeAddressLookup } from './lead-input.js';
 import { normalizePhone } from './normalize.js';
 
-// Reading contacts: one profile (CLI, admin panel, GET /api/leads), many (the dispatcher).
+// Reading contacts: one profile (CLI, admin panel, GET /api/leads), many (the dispatcher's reads).
 
 /** The `herald contact show` shape of interfaces.md. */
 export interface ContactProfile {
@@ -66,31 +66,10 @@ export async function readContactByAddress(db: Queryable, accountId: string, que
 }
 
 /**
- * The profiles of many contacts (each given with its account), read with one statement per
- * table for all of them: the dispatcher's due-time checks of a claimed batch. Keyed by contact
- * id; a contact that is not its account's is absent. Same shape and order as getContactProfile.
+ * The reads of many contacts' profiles, one per table, for contacts given as a list or a subquery:
+ * the dispatcher's due-time checks of a claimed batch (due-checks.ts readDueData; the PostgreSQL
+ * claim, dispatch-claim.pg.ts).
  */
-export async function getContactProfiles(
-  db: Queryable,
-  contacts: { accountId: string; contactId: string }[],
-): Promise<Map<string, ContactProfile>> {
-  if (contacts.length === 0) return new Map();
-  const ids = [...new Set(contacts.map((c) => c.contactId))];
-  const queries = contactProfileQueries(db, ids);
-  const [rows, emails, phones, tags, fieldRows, kpiRows, noteRows, trackers] = await Promise.all([
-    queries.rows.execute(),
-    queries.emails.execute(),
-    queries.phones.execute(),
-    queries.tags.execute(),
-    queries.fieldRows.execute(),
-    queries.kpiRows.execute(),
-    queries.noteRows.execute(),
-    queries.trackers.execute(),
-  ]);
-  return assembleContactProfiles(contacts, { rows, emails, phones, tags, fieldRows, kpiRows, noteRows, trackers });
-}
-
-/** The reads of getContactProfiles, one per table, for contacts given as a list or a subquery. */
 export function contactProfileQueries(db: Queryable, ids: repo.ContactIds) {
   return {
     rows: repo.getContacts(db, ids),

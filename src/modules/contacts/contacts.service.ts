@@ -8,7 +8,7 @@ export {
   optOutContact,
   setContactFlags,
 } from './contact-lookups.js';
-export { type ContactProfile, getContactProfile, getContactProfiles, readContactByAddress, readContactById } from './contact-profile.js';
+export { type ContactProfile, getContactProfile, readContactByAddress, readContactById } from './contact-profile.js';
 export {
   applyContactWrite,
   type ContactWriteResult,

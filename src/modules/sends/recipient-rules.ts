@@ -1,6 +1,6 @@
 import type { Tx } from '../../db/transaction.js';
 import type { Campaign } from '../campaigns/campaign.js';
-import { lastReceipt, receiptsOf } from './sends.repo.js';
+import { lastReceipt } from './sends.repo.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -42,20 +42,10 @@ export interface SendOfPair {
 }
 
 /**
- * When the contact of each of several sends last received the send's campaign, the send
- * itself aside (lastReceipt's rule), in one read for the whole batch: the re-entry rule at due
- * time. Answers a lookup; undefined: never received.
+ * When the contact of each of several sends last received the send's campaign, the send itself
+ * aside (lastReceipt's rule), from the receipts read with the batch (due-checks.ts; the
+ * PostgreSQL claim): the re-entry rule at due time. Undefined: never received.
  */
-export async function lastReceiptsOf(tx: Tx, sends: SendOfPair[]): Promise<(send: SendOfPair) => number | undefined> {
-  return latestReceiptOf(
-    await receiptsOf(
-      tx,
-      sends.map((s) => ({ campaignId: s.campaign_id, contactId: s.contact_id })),
-    ),
-  );
-}
-
-/** lastReceiptsOf's lookup from receipts already read (receiptsOf's rows; the PostgreSQL claim reads them with the claim). */
 export function latestReceiptOf(receipts: (SendOfPair & { at: number })[]): (send: SendOfPair) => number | undefined {
   return (send) => {
     let latest: number | undefined;

@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { type Expression, sql } from 'kysely';
 import type { Engine } from '../../db/connect.js';
 import { constantStatement } from '../../db/constant-statements.js';
 import { kyselyOf, type Queryable } from '../../db/queryable.js';
@@ -89,22 +89,19 @@ function lastReceiptQuery(tx: Tx, accountId: string, campaignId: string, contact
 }
 
 /**
- * The receipts (as lastReceipt counts them) of several campaign and contact pairs at once:
- * one row per receiving send, for the caller to take the latest of each pair but the send it
- * checks. Rows of another account than the pair's are the caller's to drop.
+ * The receipts (as lastReceipt counts them) of the given campaigns and contacts (lists or
+ * subqueries), one row per receiving send: the due-time checks of a claimed batch
+ * (dispatcher/due-checks.ts), which take the latest of each pair but the send they check, and
+ * drop rows of another account than the pair's.
  */
-export async function receiptsOf(db: Queryable, pairs: { campaignId: string; contactId: string }[]) {
-  const tx = kyselyOf(db);
-  if (pairs.length === 0) return [];
-  const rows = await tx
+export function receiptsQuery(db: Queryable, campaignIds: Expression<string>, contactIds: Expression<string>) {
+  return kyselyOf(db)
     .selectFrom('sends')
     .select(['id', 'account_id', 'campaign_id', 'contact_id', sql<number>`coalesce(sent_at, created_at)`.as('at')])
-    .where('campaign_id', 'in', [...new Set(pairs.map((p) => p.campaignId))])
-    .where('contact_id', 'in', [...new Set(pairs.map((p) => p.contactId))])
+    .where('campaign_id', 'in', campaignIds)
+    .where('contact_id', 'in', contactIds)
     .where('status', 'in', RECEIVED)
-    .where('test', '=', 0)
-    .execute();
-  return rows.map((r) => ({ ...r, at: Number(r.at) }));
+    .where('test', '=', 0);
 }
 
 /** Sends counted against the monthly allowance since `since`; test sends from the admin panel never count. */

@@ -1,3 +1,5 @@
+import { sql } from 'kysely';
+import { onPostgres } from '../../db/constant-statements.js';
 import { kyselyOf, type Queryable, writeOn } from '../../db/queryable.js';
 import type { SuppressedAddressesTable } from '../../db/schema.js';
 
@@ -14,20 +16,15 @@ export async function insertSuppression(db: Queryable, row: SuppressedAddressesT
   );
 }
 
-/** Which of these (account, channel, address) are suppressed, as `account|channel|address` keys. */
-export async function selectSuppressed(
-  db: Queryable,
-  wanted: { accountId: string; channel: Channel; address: string }[],
-): Promise<Set<string>> {
-  if (wanted.length === 0) return new Set();
-  const rows = await kyselyOf(db)
-    .selectFrom('suppressed_addresses')
-    .select(['account_id', 'channel', 'address'])
-    .where((eb) =>
-      eb.or(wanted.map((w) => eb.and([eb('account_id', '=', w.accountId), eb('channel', '=', w.channel), eb('address', '=', w.address)]))),
-    )
-    .execute();
-  return new Set(rows.map((r) => suppressionKey(r.account_id, r.channel, r.address)));
+/**
+ * Which of the (account, channel, address) triples of a JSON parameter (`[[account, channel,
+ * address], ...]`) are suppressed: a key look-up each. The due-time checks of a batch
+ * (dispatcher/due-checks.ts), compiled once for any number of triples.
+ */
+export function suppressedAmongQuery(q: Queryable, triples: unknown) {
+  const wanted = onPostgres(kyselyOf(q)) ? sql`json_array_elements(cast(${triples} as json)) as w(value)` : sql`json_each(${triples}) as w`;
+  return sql<{ account_id: string; channel: Channel; address: string }>`select distinct s.account_id, s.channel, s.address from ${wanted}
+    join suppressed_addresses s on s.account_id = w.value ->> 0 and s.channel = w.value ->> 1 and s.address = w.value ->> 2`;
 }
 
 export function suppressionKey(accountId: string, channel: Channel, address: string): string {

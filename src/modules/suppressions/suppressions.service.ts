@@ -32,16 +32,7 @@ export async function suppressAddress(
   });
 }
 
-/** A checker for a batch of due sends: one read for all of them. */
-export async function suppressedAmong(
-  db: Queryable,
-  wanted: { accountId: string; channel: Channel; address: string }[],
-): Promise<(accountId: string, channel: Channel, address: string) => boolean> {
-  const found = await repo.selectSuppressed(db, wanted);
-  return (accountId, channel, address) => found.has(repo.suppressionKey(accountId, channel, address));
-}
-
-/** suppressedAmong's lookup from suppressed rows already read (the PostgreSQL claim reads them with the claim). */
+/** Which of a batch of due sends' addresses are suppressed, from the suppressed rows read with the batch (due-checks.ts; the PostgreSQL claim). */
 export function suppressedFrom(
   rows: { account_id: string; channel: Channel; address: string }[],
 ): (accountId: string, channel: Channel, address: string) => boolean {
