@@ -1,4 +1,4 @@
-import { CompiledQuery, type Expression, type Kysely, PostgresAdapter, type QueryResult, type RawBuilder, sql } from 'kysely';
+import { CompiledQuery, type Expression, type Kysely, PostgresAdapter, type QueryResult, sql } from 'kysely';
 import { ClockCache } from '../lru.js';
 import type { Database } from './schema.js';
 
