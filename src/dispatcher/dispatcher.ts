@@ -62,10 +62,13 @@ export const SEND_RETRY: RetrySchedule = { delaysMs: doublingDelays(5_000, 30 * 
 export const SENDS_WAKEUP_CHANNEL = 'herald_sends';
 
 /** A batch's verdicts, and the write that ends the sends its checks stopped (one for all of them). */
-type DueChecks = { verdicts: Map<string, Verdict>; now: number; ended: Promise<void>; deliveredBefore: Map<string, Redelivered> };
+type DueChecks = { verdicts: Map<string, Verdict>; now: number; ended: Promise<void>; deliveredBefore: Map<string, DeliveredSend> };
 
-/** A send claimed again whose message went out before (its transport's journal): what its outcome is written from. */
-interface Redelivered {
+/**
+ * A delivered send: what its outcome is written from. The campaign and contact are those its
+ * checks read; one found delivered before in its transport's journal may have lost them since.
+ */
+interface DeliveredSend {
   campaign: Campaign | undefined;
   contact: ContactProfile | undefined;
   to: string;
@@ -180,8 +183,8 @@ export class Dispatcher {
    * are recorded sent, whatever the checks say now (the message is out), and not sent again.
    * A journal that cannot be read counts as empty: the send goes out again, as without one.
    */
-  private deliveredBefore(claimed: ClaimedSend[], data: DueData): Map<string, Redelivered> {
-    const found = new Map<string, Redelivered>();
+  private deliveredBefore(claimed: ClaimedSend[], data: DueData): Map<string, DeliveredSend> {
+    const found = new Map<string, DeliveredSend>();
     const again = claimed.filter((send) => send.attempts > 1);
     for (const channel of new Set(again.map((send) => send.channel))) {
       const journal = this.options.channels[channel].deliveredBefore;
@@ -264,7 +267,7 @@ export class Dispatcher {
    * write is tried again (a dropped connection is replaced), never turned into a retry of the
    * delivery; if it keeps failing, the lease runs out and the send goes out again (at least once).
    */
-  private async recordDelivered(send: ClaimedSend, { campaign, contact, to, receipt }: Redelivered): Promise<void> {
+  private async recordDelivered(send: ClaimedSend, { campaign, contact, to, receipt }: DeliveredSend): Promise<void> {
     const { logger } = this.options;
     const now = this.now();
     // A test send reaches the tester, not the customer's systems: no webhooks for it. Nor
@@ -275,10 +278,13 @@ export class Dispatcher {
         // Outcomes finished together share one write, webhooks queued in it (outcome-batch.ts).
         const recorded = await this.outcomes.record(send, { to, ...receipt }, now, alsoInTx);
         this.options.metrics?.sendFinished(send.channel, recorded ? 'sent' : 'lease_lost', now - send.due_at);
-        // Not recorded (another claim took it over): the journal keeps the entry for that claim.
-        if (recorded) this.options.channels[send.channel].recorded?.(send.id);
-        if (recorded && campaign) this.options.afterSent?.({ send, campaign });
-        else logger.warn({ sendId: send.id }, 'send delivered after its lease was taken over');
+        if (recorded) {
+          this.options.channels[send.channel].recorded?.(send.id);
+          if (campaign) this.options.afterSent?.({ send, campaign });
+        } else {
+          // Another claim took it over: the journal keeps the entry for that claim.
+          logger.warn({ sendId: send.id }, 'send delivered after its lease was taken over');
+        }
         return;
       } catch (err) {
         if (attempt >= OUTCOME_WRITE_RETRY.maxAttempts) {

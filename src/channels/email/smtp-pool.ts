@@ -128,10 +128,14 @@ export class SmtpThreadPool implements SmtpPool {
     // No thread to tell (it ended): the entries stay, harmless, until a thread prunes them (db/acceptance-journal.ts).
   }
 
-  /** Closes the pool's connections and ends the thread (after the last send). */
+  /** Closes the pool's connections and ends the thread (after the last send), and the journal. */
   async close(): Promise<void> {
     const worker = this.#worker;
-    if (!worker) return;
+    if (worker) await this.#end(worker);
+    this.journal?.close();
+  }
+
+  async #end(worker: Worker): Promise<void> {
     this.#tellForgotten();
     this.#worker = undefined;
     const exited = once(worker, 'exit');
@@ -141,7 +145,6 @@ export class SmtpThreadPool implements SmtpPool {
     clearTimeout(timer);
     // Called after the last send; anything still waiting never reached the server.
     this.#failAll('smtp thread closed');
-    this.journal?.close();
   }
 
   #start(): Worker {
