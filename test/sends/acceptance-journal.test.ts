@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 import { journalPathOf } from '../../src/channels/email/smtp.js';
 import { AcceptanceJournal } from '../../src/db/acceptance-journal.js';
+import { setContactFlags } from '../../src/modules/contacts/contacts.service.js';
 import { SmtpSink } from '../fakes/smtp-sink.js';
 import { apiClient } from '../helpers/app.js';
 import { makeTenant, uniq } from '../helpers/factories.js';
@@ -35,13 +36,17 @@ async function sendsOfADeadWorker() {
   const tenant = await makeTenant(t.db, t.config, { allowance: null });
   const api = apiClient(t.app, tenant.key);
   const { id: campaignId } = await makeEmailCampaign(t, tenant.accountId);
-  const emails = [`${uniq('noted')}@example.com`, `${uniq('unnoted')}@example.com`];
+  const emails = [`${uniq('noted')}@example.com`, `${uniq('unnoted')}@example.com`, `${uniq('noted-opted-out')}@example.com`];
   const sendIds: string[] = [];
+  const contactIds: string[] = [];
   for (const email of emails) {
     const res = await api.post('/api/campaigns/trigger', { campaignId, lead: { email, name: 'Ada Lovelace' } });
     assert.equal(res.body.status, 'queued', JSON.stringify(res.body));
     sendIds.push(res.body.sendId);
+    contactIds.push(res.body.leadId);
   }
+  // The third contact opted out after the message went out: its checks would now stop it.
+  await setContactFlags(t.db, tenant.accountId, contactIds[2]!, { optedOut: true });
   const past = Date.now() - 60_000;
   await t.db.kysely
     .updateTable('sends')
@@ -51,16 +56,19 @@ async function sendsOfADeadWorker() {
   return { emails, sendIds };
 }
 
-test('a send the server accepted before its worker died is recorded sent from the journal, not sent again; one without a note goes out', {
+test('a send the server accepted before its worker died is recorded sent from the journal (even if its contact opted out since), not sent again; one without a note goes out', {
   skip: onPostgres && 'SQLite only: PostgreSQL keeps no journal (its workers may share no disk)',
   timeout: 60_000,
 }, async () => {
   const { emails, sendIds } = await sendsOfADeadWorker();
-  const [noted, unnoted] = sendIds as [string, string];
+  const [noted, unnoted, notedOptedOut] = sendIds as [string, string, string];
   const path = journalPathOf(t.config)!;
   const journal = new AcceptanceJournal(path);
   const acceptedAt = Date.now() - 61_000;
-  journal.add([{ sendId: noted, to: emails[0]!, messageId: '<before-the-crash@herald.test>', delivered: true, acceptedAt }]);
+  journal.add([
+    { sendId: noted, to: emails[0]!, messageId: '<before-the-crash@herald.test>', delivered: true, acceptedAt },
+    { sendId: notedOptedOut, to: emails[2]!, messageId: '<also-before@herald.test>', delivered: true, acceptedAt },
+  ]);
   journal.close();
 
   const worker = startHeraldProcess('worker', {
@@ -72,6 +80,7 @@ test('a send the server accepted before its worker died is recorded sent from th
   workers.push(worker);
   await eventually(async () => (await sendRow(t.db, unnoted)).status === 'sent', 30_000, 'the send without a note to go out');
   await eventually(async () => (await sendRow(t.db, noted)).status === 'sent', 30_000, 'the noted send to be recorded');
+  await eventually(async () => (await sendRow(t.db, notedOptedOut)).status !== 'sending', 30_000, 'the opted-out one to be settled');
   await worker.stop();
 
   const recorded = await sendRow(t.db, noted);
@@ -82,6 +91,10 @@ test('a send the server accepted before its worker died is recorded sent from th
   const atSink = (email: string) => sink.messages.filter((m) => m.envelope.to.includes(email)).length;
   assert.equal(atSink(emails[0]!), 0, 'the noted message was not sent again');
   assert.equal(atSink(emails[1]!), 1, 'the other went out once');
+  // The message is out: recorded sent whatever the checks say now, not Optout.
+  const optedOut = await sendRow(t.db, notedOptedOut);
+  assert.deepEqual([optedOut.status, optedOut.provider_message_id], ['sent', '<also-before@herald.test>']);
+  assert.equal(atSink(emails[2]!), 0);
 
   // Both outcomes are written: the journal forgot them (the worker's thread told on its way out).
   assert.ok(existsSync(path));
