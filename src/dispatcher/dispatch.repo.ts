@@ -1,6 +1,5 @@
 import { type RawBuilder, sql } from 'kysely';
 import type { Db } from '../db/connect.js';
-import { constantStatement } from '../db/constant-statements.js';
 import { kyselyOf, type Queryable } from '../db/queryable.js';
 import type { SendStatus, SendsTable } from '../db/schema.js';
 import { type Durability, inPriorityStatement, inStatement, type Tx } from '../db/transaction.js';
@@ -183,38 +182,25 @@ export interface Delivered {
 
 /**
  * Marks many delivered sends sent in one fenced statement (outcome-batch.ts runs it as a priority
- * statement): an UPDATE ... FROM the outcomes, each row fenced by its own attempt number.
- * Answers the ids recorded (the others' claims were taken over). The outcomes are ONE JSON
- * parameter (`[[id, attempts, to, providerMessageId, deliveredAt, now], ...]`), so the text is
- * constant (db/constant-statements.ts): a VALUES row per outcome made a text per group size, built
- * and compiled per group.
+ * statement): an UPDATE ... FROM a list of values, each row fenced by its own
+ * attempt number. Answers the ids recorded (the others' claims were taken over).
  */
 export async function markSentMany(tx: Tx, outcomes: { send: ClaimedSend; result: Delivered; now: number }[]): Promise<Set<string>> {
-  const rows = outcomes.map(({ send, result, now }) => [
-    send.id,
-    send.attempts,
-    result.to,
-    result.providerMessageId,
-    result.delivered ? now : null,
-    now,
-  ]);
-  const updated = await MARK_SENT(tx, [JSON.stringify(rows)]);
+  // Typed values: PostgreSQL takes an untyped parameter in VALUES for text. The columns of a
+  // VALUES list are column1, column2 ... on both engines.
+  const rows = outcomes.map(
+    ({ send, result, now }) =>
+      sql`(cast(${send.id} as text), cast(${send.attempts} as integer), cast(${result.to} as text), cast(${result.providerMessageId} as text), cast(${result.delivered ? now : null} as bigint), cast(${now} as bigint))`,
+  );
+  const updated = await sql<{ id: string }>`
+    update sends
+       set status = 'sent', to_address = v.column3, provider_message_id = v.column4, processed_at = v.column6,
+           delivered_at = v.column5, sent_at = v.column6, reason = null, lease_until = null, updated_at = v.column6
+      from (values ${sql.join(rows)}) as v
+     where sends.id = v.column1 and sends.status = 'sending' and sends.attempts = v.column2
+    returning id`.execute(tx);
   return new Set(updated.rows.map((row) => row.id));
 }
-
-/** markSentMany's statement: the outcome rows from the JSON parameter (`->>`: a member as SQL text or number). */
-const markSentText = (outcomes: string) => `
-  update sends
-     set status = 'sent', to_address = v.value ->> 2, provider_message_id = v.value ->> 3,
-         processed_at = cast(v.value ->> 5 as bigint), delivered_at = cast(v.value ->> 4 as bigint),
-         sent_at = cast(v.value ->> 5 as bigint), reason = null, lease_until = null, updated_at = cast(v.value ->> 5 as bigint)
-    from ${outcomes}
-   where sends.id = v.value ->> 0 and sends.status = 'sending' and sends.attempts = cast(v.value ->> 1 as integer)
-  returning sends.id`;
-const MARK_SENT = constantStatement<{ id: string }>(
-  markSentText('json_each(?) as v'),
-  markSentText('json_array_elements(cast($1 as json)) as v(value)'),
-);
 
 /** A temporary failure: back to the queue, due again at `dueAt`. */
 export async function requeue(db: Db, send: ClaimedSend, reason: string, dueAt: number, now: number) {
