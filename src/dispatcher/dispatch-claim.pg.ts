@@ -1,13 +1,14 @@
 import { type Expression, type OperationNodeSource, type SelectQueryBuilder, SelectQueryNode, sql } from 'kysely';
 import type { Db } from '../db/connect.js';
-import type { Database, SendStatus } from '../db/schema.js';
+import type { Bind } from '../db/constant-statements.js';
+import type { Database } from '../db/schema.js';
 import { campaignsWithWebhooksQuery, groupCampaignRows } from '../modules/campaigns/campaigns.repo.js';
 import { campaignsFrom } from '../modules/campaigns/campaigns.service.js';
 import { assembleContactProfiles, type ContactProfileRows, contactProfileQueries } from '../modules/contacts/contact-profile.js';
 import { latestReceiptOf } from '../modules/sends/recipient-rules.js';
-import { RECEIVED } from '../modules/sends/sends.repo.js';
+import { receiptsQuery } from '../modules/sends/sends.repo.js';
 import { suppressedFrom } from '../modules/suppressions/suppressions.service.js';
-import { type ClaimedRow, type ClaimedSend, claimPicked, pickDue, toClaimedSend } from './dispatch.repo.js';
+import { CLAIMS, type ClaimedRow, type ClaimedSend, claimPicked, claimValues, pickDue, toClaimedSend } from './dispatch.repo.js';
 import type { DueData } from './due-checks.js';
 
 /**
@@ -30,38 +31,9 @@ export async function claimWithDueData(
   leaseMs: number,
   limit: number,
 ): Promise<{ sends: ClaimedSend[]; data: DueData }> {
-  const k = db.kysely;
-  const claimedContacts = sql<string>`(select contact_id from claimed)`;
-  const profiles = contactProfileQueries(k, claimedContacts);
-  const campaigns = campaignsWithWebhooksQuery(k, sql<string>`(select campaign_id from claimed)`);
-  const received = sql.join(RECEIVED.map((status: SendStatus) => sql`${status}`));
-  const receipts = sql`(select id, account_id, campaign_id, contact_id, coalesce(sent_at, created_at) as at from sends
-     where campaign_id in (select campaign_id from claimed where test = 0)
-       and contact_id in (select contact_id from claimed where test = 0)
-       and (status in (${received}) or id in (select id from claimed)) and test = 0)`;
-  // Every address a send could go to (its test address, the contact's emails and phones): the
-  // rule that picks one is recipientAddress's, in TypeScript; this only reads which are suppressed.
-  const suppressed = sql`(select distinct s.account_id, s.channel, s.address from claimed c
-     cross join lateral (
-       select c.test_to as address
-       union all select e.email from contact_emails e where e.contact_id = c.contact_id and e.account_id = c.account_id
-       union all select p.phone from contact_phones p where p.contact_id = c.contact_id and p.account_id = c.account_id) a
-     join suppressed_addresses s on s.account_id = c.account_id and s.channel = c.channel and s.address = a.address)`;
-
-  const { rows } = await sql<Record<'sends' | 'campaigns' | 'receipts' | 'suppressed' | keyof ContactProfileRows, never[]>>`
-    with ${pickDue(db, now, limit)}, claimed as (${claimPicked(now, leaseMs)})
-    select (select coalesce(json_agg(c order by c.due_at), '[]'::json) from claimed c) as sends,
-           ${rowsOf(campaigns)} as campaigns,
-           ${rowsOf(profiles.rows)} as rows,
-           ${rowsOf(profiles.emails)} as emails,
-           ${rowsOf(profiles.phones)} as phones,
-           ${rowsOf(profiles.tags)} as tags,
-           ${rowsOf(profiles.fieldRows)} as "fieldRows",
-           ${rowsOf(profiles.kpiRows)} as "kpiRows",
-           ${rowsOf(profiles.noteRows)} as "noteRows",
-           ${rowsOf(profiles.trackers)} as trackers,
-           ${rowsOf(receipts)} as receipts,
-           ${rowsOf(suppressed)} as suppressed`.execute(k);
+  const { rows } = await CLAIMS.run<ClaimRead>(db.kysely, 'claim with due data', claimValues(now, leaseMs, limit), (bind) =>
+    claimStatement(db, bind),
+  );
   const read = rows[0]!;
   const sends = (read.sends as ClaimedRow[]).map(toClaimedSend);
   const data: DueData = {
@@ -77,6 +49,45 @@ export async function claimWithDueData(
     suppressed: suppressedFrom(read.suppressed),
   };
   return { sends, data };
+}
+
+type ClaimRead = Record<'sends' | 'campaigns' | 'receipts' | 'suppressed' | keyof ContactProfileRows, never[]>;
+
+/** The statement: built once per process (CLAIMS), its values bound as parameters. */
+function claimStatement(db: Db, bind: Bind) {
+  const k = db.kysely;
+  const claimedContacts = sql<string>`(select contact_id from claimed)`;
+  const profiles = contactProfileQueries(k, claimedContacts);
+  const campaigns = campaignsWithWebhooksQuery(k, sql<string>`(select campaign_id from claimed)`);
+  // The re-entry rule's receipts: the claimed sends count as ones (see above), test sends do not.
+  const receipts = receiptsQuery(
+    k,
+    sql<string>`(select campaign_id from claimed where test = 0)`,
+    sql<string>`(select contact_id from claimed where test = 0)`,
+    sql<string>`(select id from claimed)`,
+  );
+  // Every address a send could go to (its test address, the contact's emails and phones): the
+  // rule that picks one is recipientAddress's, in TypeScript; this only reads which are suppressed.
+  const suppressed = sql`(select distinct s.account_id, s.channel, s.address from claimed c
+     cross join lateral (
+       select c.test_to as address
+       union all select e.email from contact_emails e where e.contact_id = c.contact_id and e.account_id = c.account_id
+       union all select p.phone from contact_phones p where p.contact_id = c.contact_id and p.account_id = c.account_id) a
+     join suppressed_addresses s on s.account_id = c.account_id and s.channel = c.channel and s.address = a.address)`;
+  return sql<ClaimRead>`
+    with ${pickDue(db, bind)}, claimed as (${claimPicked(bind)})
+    select (select coalesce(json_agg(c order by c.due_at), '[]'::json) from claimed c) as sends,
+           ${rowsOf(campaigns)} as campaigns,
+           ${rowsOf(profiles.rows)} as rows,
+           ${rowsOf(profiles.emails)} as emails,
+           ${rowsOf(profiles.phones)} as phones,
+           ${rowsOf(profiles.tags)} as tags,
+           ${rowsOf(profiles.fieldRows)} as "fieldRows",
+           ${rowsOf(profiles.kpiRows)} as "kpiRows",
+           ${rowsOf(profiles.noteRows)} as "noteRows",
+           ${rowsOf(profiles.trackers)} as trackers,
+           ${rowsOf(receipts)} as receipts,
+           ${rowsOf(suppressed)} as suppressed`;
 }
 
 /** A listing: a SELECT whose ORDER BY can be taken off and a column added. */

@@ -1,5 +1,6 @@
 import { type RawBuilder, sql } from 'kysely';
 import type { Db } from '../db/connect.js';
+import { type Bind, StatementShapes } from '../db/constant-statements.js';
 import { kyselyOf, type Queryable } from '../db/queryable.js';
 import type { SendStatus, SendsTable } from '../db/schema.js';
 import { type Durability, inPriorityStatement, inStatement, type Tx } from '../db/transaction.js';
@@ -48,27 +49,38 @@ function queueStatement<T>(db: Db, statement: (q: Tx) => Promise<T>): Promise<T>
  * same two parts in its one statement (dispatch-claim.pg.ts).
  */
 export async function claimIn(q: Tx, db: Db, now: number, leaseMs: number, limit: number): Promise<ClaimedSend[]> {
-  const result = await sql<ClaimedRow>`with ${pickDue(db, now, limit)} ${claimPicked(now, leaseMs)}`.execute(q);
+  const result = await CLAIMS.run<ClaimedRow>(
+    q,
+    'claim',
+    claimValues(now, leaseMs, limit),
+    (bind) => sql`with ${pickDue(db, bind)} ${claimPicked(bind)}`,
+  );
   return result.rows.map(toClaimedSend);
 }
 
-/** The `picked` CTE of a claim: the ids of up to `limit` claimable sends, earliest due first. */
-export function pickDue(db: Db, now: number, limit: number) {
+/** The claim's statements, built and compiled once per engine (db/constant-statements.ts): the values are parameters. */
+export const CLAIMS = new StatementShapes();
+
+/** The values a claim's parts bind (pickDue, claimPicked). */
+export const claimValues = (now: number, leaseMs: number, limit: number) => ({ now, leaseUntil: now + leaseMs, limit });
+
+/** The `picked` CTE of a claim: the ids of up to `limit` claimable sends, earliest due first (values: claimValues). */
+export function pickDue(db: Db, bind: Bind) {
   const lock = db.engine === 'postgres' ? sql`for update skip locked` : sql``;
   const kind = (name: string, due: RawBuilder<unknown>) =>
-    sql`select * from (select id, due_at from sends where ${due} order by due_at limit ${limit} ${lock}) ${sql.raw(name)}`;
+    sql`select * from (select id, due_at from sends where ${due} order by due_at limit ${bind('limit')} ${lock}) ${sql.raw(name)}`;
   return sql`picked as materialized (
       select id from (
-        ${kind('queued', sql`status = 'queued' and due_at <= ${now}`)}
-        union all ${kind('pending', sql`status = 'pending' and due_at <= ${now}`)}
-        union all ${kind('expired', sql`status = 'sending' and lease_until <= ${now}`)}
-      ) due order by due_at limit ${limit})`;
+        ${kind('queued', sql`status = 'queued' and due_at <= ${bind('now')}`)}
+        union all ${kind('pending', sql`status = 'pending' and due_at <= ${bind('now')}`)}
+        union all ${kind('expired', sql`status = 'sending' and lease_until <= ${bind('now')}`)}
+      ) due order by due_at limit ${bind('limit')})`;
 }
 
-/** The claim of the picked sends: leased, attempt bumped, returning what the dispatcher needs of each. */
-export function claimPicked(now: number, leaseMs: number) {
+/** The claim of the picked sends: leased, attempt bumped, returning what the dispatcher needs of each (values: claimValues). */
+export function claimPicked(bind: Bind) {
   return sql`update sends
-       set status = 'sending', lease_until = ${now + leaseMs}, attempts = attempts + 1, updated_at = ${now}
+       set status = 'sending', lease_until = ${bind('leaseUntil')}, attempts = attempts + 1, updated_at = ${bind('now')}
      where id in (select id from picked)
     returning id, account_id, campaign_id, contact_id, channel, attempts, due_at, test, trigger_data, test_to`;
 }

@@ -92,15 +92,22 @@ function lastReceiptQuery(tx: Tx, accountId: string, campaignId: string, contact
  * The receipts (as lastReceipt counts them) of the given campaigns and contacts (lists or
  * subqueries), one row per receiving send: the due-time checks of a claimed batch
  * (dispatcher/due-checks.ts), which take the latest of each pair but the send they check, and
- * drop rows of another account than the pair's.
+ * drop rows of another account than the pair's. `alsoIds`: sends that count whatever their
+ * status in the statement's snapshot (PostgreSQL's claim statement reads the sends it claims
+ * as they were before its own update, dispatch-claim.pg.ts).
  */
-export function receiptsQuery(db: Queryable, campaignIds: Expression<string>, contactIds: Expression<string>) {
+export function receiptsQuery(
+  db: Queryable,
+  campaignIds: Expression<string>,
+  contactIds: Expression<string>,
+  alsoIds?: Expression<string>,
+) {
   return kyselyOf(db)
     .selectFrom('sends')
     .select(['id', 'account_id', 'campaign_id', 'contact_id', sql<number>`coalesce(sent_at, created_at)`.as('at')])
     .where('campaign_id', 'in', campaignIds)
     .where('contact_id', 'in', contactIds)
-    .where('status', 'in', RECEIVED)
+    .where((eb) => (alsoIds ? eb.or([eb('status', 'in', RECEIVED), eb('id', 'in', alsoIds)]) : eb('status', 'in', RECEIVED)))
     .where('test', '=', 0);
 }
 
