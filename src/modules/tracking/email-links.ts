@@ -1,4 +1,5 @@
 import type { Config } from '../../config.js';
+import { memoUpTo } from '../../lru.js';
 import { clickTokenTarget, clickUrl, MAX_TRACKED_URL_LENGTH, openPixelUrl } from './tracking-token.js';
 
 /** What the email renderer needs to track one send: a click address per link, and the pixel. */
@@ -70,13 +71,22 @@ function rewriteHref(attributes: string, clickUrlFor: (target: string) => string
  */
 function trackable(value: string): string | undefined {
   if (!/^https?:\/\//i.test(value) || value.length > MAX_TRACKED_URL_LENGTH) return undefined;
+  // A campaign's links are the same in each of its messages: each is parsed once, not per send.
+  return memoUpTo(canonicalLinks, CANONICAL_LINKS_KEPT, value, () => canonical(value)) ?? undefined;
+}
+
+function canonical(value: string): string | null {
   try {
     const href = new URL(value).href;
-    return href.length > MAX_TRACKED_URL_LENGTH ? undefined : href;
+    return href.length > MAX_TRACKED_URL_LENGTH ? null : href;
   } catch {
-    return undefined;
+    return null;
   }
 }
+
+/** Links parsed (their canonical form, or null: not trackable), forgotten all at once when full. */
+const canonicalLinks = new Map<string, string | null>();
+const CANONICAL_LINKS_KEPT = 10_000;
 
 /** Adds the open pixel at the end of the body (before `</body>`, or at the very end). */
 export function appendPixel(html: string, pixelUrl: string): string {
