@@ -166,16 +166,19 @@ export async function finishUndeliveredMany(
   now: number,
 ): Promise<void> {
   if (ended.length === 0) return;
-  const rows = ended.map(
-    ({ send, status, reason }) =>
-      sql`(cast(${send.id} as text), cast(${send.attempts} as integer), cast(${status} as text), cast(${reason} as text))`,
+  const rows = padded(ended.map(({ send, status, reason }) => [send.id, send.attempts, status, reason]));
+  await queueStatement(db, (q) =>
+    OUTCOME_WRITES.run(
+      q,
+      `ended ${rows.length}`,
+      { rows, now },
+      (bind) =>
+        sql`update sends
+         set status = v.column3, reason = v.column4, lease_until = null, updated_at = ${bind('now')}
+        from (values ${valueRows(bind, rows.length, ['text', 'integer', 'text', 'text'])}) as v
+       where sends.id = v.column1 and sends.status = 'sending' and sends.attempts = v.column2`,
+    ),
   );
-  const statement = sql`
-    update sends
-       set status = v.column3, reason = v.column4, lease_until = null, updated_at = ${now}
-      from (values ${sql.join(rows)}) as v
-     where sends.id = v.column1 and sends.status = 'sending' and sends.attempts = v.column2`;
-  await queueStatement(db, (q) => statement.execute(q));
 }
 
 /** A bounce: the send ends in error, with the refused address and when it bounced. False when the claim was no longer ours. */
@@ -198,20 +201,57 @@ export interface Delivered {
  * attempt number. Answers the ids recorded (the others' claims were taken over).
  */
 export async function markSentMany(tx: Tx, outcomes: { send: ClaimedSend; result: Delivered; now: number }[]): Promise<Set<string>> {
-  // Typed values: PostgreSQL takes an untyped parameter in VALUES for text. The columns of a
-  // VALUES list are column1, column2 ... on both engines.
-  const rows = outcomes.map(
-    ({ send, result, now }) =>
-      sql`(cast(${send.id} as text), cast(${send.attempts} as integer), cast(${result.to} as text), cast(${result.providerMessageId} as text), cast(${result.delivered ? now : null} as bigint), cast(${now} as bigint))`,
+  const rows = padded(
+    outcomes.map(({ send, result, now }) => [
+      send.id,
+      send.attempts,
+      result.to,
+      result.providerMessageId,
+      result.delivered ? now : null,
+      now,
+    ]),
   );
-  const updated = await sql<{ id: string }>`
-    update sends
-       set status = 'sent', to_address = v.column3, provider_message_id = v.column4, processed_at = v.column6,
-           delivered_at = v.column5, sent_at = v.column6, reason = null, lease_until = null, updated_at = v.column6
-      from (values ${sql.join(rows)}) as v
-     where sends.id = v.column1 and sends.status = 'sending' and sends.attempts = v.column2
-    returning id`.execute(tx);
+  const updated = await OUTCOME_WRITES.run<{ id: string }>(
+    tx,
+    `sent ${rows.length}`,
+    { rows },
+    (bind) =>
+      sql`update sends
+         set status = 'sent', to_address = v.column3, provider_message_id = v.column4, processed_at = v.column6,
+             delivered_at = v.column5, sent_at = v.column6, reason = null, lease_until = null, updated_at = v.column6
+        from (values ${valueRows(bind, rows.length, ['text', 'integer', 'text', 'text', 'bigint', 'bigint'])}) as v
+       where sends.id = v.column1 and sends.status = 'sending' and sends.attempts = v.column2
+      returning id`,
+  );
   return new Set(updated.rows.map((row) => row.id));
+}
+
+/**
+ * The outcome writes' statements, one text per engine and number of rows (db/constant-statements.ts).
+ * The rows are padded with nulls up to the next power of two (a null id matches no send), so a
+ * few texts serve groups of any size: compiled once each, and on PostgreSQL a handful of prepared
+ * statements rather than one per group size.
+ */
+const OUTCOME_WRITES = new StatementShapes();
+
+/** The number of rows a statement for `n` outcomes has: the next power of two. */
+const rowsFor = (n: number) => 2 ** Math.ceil(Math.log2(Math.max(n, 1)));
+
+/** The rows, with rows of nulls up to rowsFor(rows.length). */
+function padded(rows: unknown[][]): unknown[][] {
+  const width = rows[0]!.length;
+  const size = rowsFor(rows.length);
+  return rows.length === size ? rows : [...rows, ...Array.from({ length: size - rows.length }, () => Array(width).fill(null))];
+}
+
+/**
+ * `(values ...)` rows of the call's `rows` (each a list of the columns' values), typed: PostgreSQL
+ * takes an untyped parameter in VALUES for text. The columns of a VALUES list are column1, column2
+ * ... on both engines. `bind` is the shape's: the text is built once per row count.
+ */
+function valueRows(bind: Bind, rowCount: number, types: readonly string[]) {
+  const row = (i: number) => sql`(${sql.join(types.map((type, j) => sql`cast(${bind(`rows.${i}`, j)} as ${sql.raw(type)})`))})`;
+  return sql.join(Array.from({ length: rowCount }, (_, i) => row(i)));
 }
 
 /** A temporary failure: back to the queue, due again at `dueAt`. */
