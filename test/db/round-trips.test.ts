@@ -28,8 +28,9 @@ const PINNED = {
   'POST /api/events': 1,
   'POST /api/campaigns/trigger, immediate, known contact, free plan': 2,
   'POST /api/campaigns/trigger, delay, restart of a pending send': 2,
-  'POST /api/campaigns/trigger, immediate, lead object (new contact), no allowance': 2,
-  'POST /api/campaigns/trigger, delay, lead object, restart of a pending send, no allowance': 2,
+  'POST /api/campaigns/trigger, immediate, lead object (new contact), no allowance': 1,
+  'POST /api/campaigns/trigger, immediate, lead object (new contact), campaign not seen by the process yet': 2,
+  'POST /api/campaigns/trigger, delay, lead object, restart of a pending send, no allowance': 1,
   'POST /api/campaigns/cancel, pending send': 1,
   'POST /api/campaigns/cancel, nothing pending': 1,
 } as const;
@@ -141,6 +142,16 @@ describe('round trips per public write on PostgreSQL', { skip: !onPostgres && 'P
     pin(
       'POST /api/campaigns/trigger, immediate, lead object (new contact), no allowance',
       await count(() => api.post('/api/campaigns/trigger', { campaignId: immediate.id, lead: { email: randomEmail(), name: 'Ada' } })),
+    );
+    // The write for someone new is decided with the campaign as the process last read it
+    // (trigger-decided-first.repo.ts): a campaign it has not read yet is read first.
+    const unseen = await makeEmailCampaign(t, accountId);
+    pin(
+      'POST /api/campaigns/trigger, immediate, lead object (new contact), campaign not seen by the process yet',
+      await count(
+        () => api.post('/api/campaigns/trigger', { campaignId: unseen.id, lead: { email: randomEmail(), name: 'Ada' } }),
+        () => api.post('/api/campaigns/trigger', { campaignId: immediate.id, lead: { email: randomEmail(), name: 'Ada' } }),
+      ),
     );
     const delayed = await makeEmailCampaign(t, accountId, { mode: 'delay', delaySeconds: 3600 });
     const email = randomEmail();

@@ -78,20 +78,31 @@ export interface PreparedContactWrite {
   readValues(accountId: string): ContactWriteReadValues;
   /** Throws 409 Identifier belongs to another contact, 400 (create without a name, metadata too large), or StaleRead. */
   decide(read: ContactWriteRead, now: number): DecidedContactWrite;
+  /**
+   * The create for a read that finds nobody, decided before the read; undefined when the lead
+   * names custom fields or KPIs (their rules need the definitions the read brings). Throws as decide.
+   */
+  decideIfNobody(now: number): DecidedContactWrite | undefined;
+  /**
+   * The update for a read that finds the contact, decided before the read when it does not
+   * depend on what the read finds (decideIfFoundBeforeRead); its contactId is a placeholder,
+   * FOUND, for the id the read picks. Undefined when it depends on the read, or the rules refuse it.
+   */
+  decideIfFound(now: number): DecidedContactWrite | undefined;
 }
 
 export function prepareContactWrite(input: LeadInput, at = ''): PreparedContactWrite {
   const lead = normalizeLead(input, at);
   const fieldKeys = [...new Set((input.fields ?? []).map((e) => fieldNameKey(e.key)))];
   const kpiIds = Object.keys(input.kpis ?? {});
+  const definitions = fieldKeys.length > 0 || kpiIds.length > 0;
   const prepared: PreparedContactWrite = {
     read: (q, accountId) => readForContactWrite(q, prepared.readValues(accountId)),
     readValues: (accountId) => contactWriteReadValues(accountId, lead, fieldKeys, kpiIds),
     async readOrWrite(q, accountId, now) {
       // Decided first, for each thing the read may find whose decision does not need what it reads.
-      const definitions = fieldKeys.length > 0 || kpiIds.length > 0;
-      const ifNobody = definitions ? undefined : decideBeforeRead({ owners: {}, fields: [], kpiIds: [] }, now);
-      const ifFound = definitions || input.metadata !== undefined ? undefined : decideIfFoundBeforeRead(now);
+      const ifNobody = definitions ? undefined : decideBeforeRead(NOBODY, now);
+      const ifFound = prepared.decideIfFound(now);
       const values = prepared.readValues(accountId);
       if (!(ifNobody || ifFound) || !contactWriteReadHasRows(values)) return { read: await readForContactWrite(q, values, false) };
       const outcome = await writeUnlessRead(q, accountId, values, { ifNobody: ifNobody?.plan, ifFound: ifFound?.plan });
@@ -101,6 +112,8 @@ export function prepareContactWrite(input: LeadInput, at = ''): PreparedContactW
       ifFound!.plan.contactId = outcome.id;
       return { written: ifFound!.result([]) };
     },
+    decideIfNobody: (now) => (definitions ? undefined : prepared.decide(NOBODY, now)),
+    decideIfFound: (now) => (definitions || input.metadata !== undefined ? undefined : decideIfFoundBeforeRead(now)),
     decide(read, now) {
       const decision = decideContactWrite(lead, input, read, now, at);
       const { plan, warnings } = decision;
@@ -144,6 +157,9 @@ export function prepareContactWrite(input: LeadInput, at = ''): PreparedContactW
   };
   return prepared;
 }
+
+/** What a read that finds nobody reads (no owner, no contact, no definitions). */
+const NOBODY: ContactWriteRead = { owners: {}, fields: [], kpiIds: [] };
 
 /** The contact of a plan decided before its read finds it (contact-write-first.ts replaces it). */
 const FOUND = '(the contact found)';

@@ -1,6 +1,8 @@
+import { onPostgres } from '../../db/constant-statements.js';
 import type { Tx } from '../../db/transaction.js';
 import type { LeadInput } from '../contacts/contacts.schemas.js';
 import { type PreparedContactWrite, prepareContactWrite } from '../contacts/contacts.service.js';
+import { newContactOf, readOrWriteLeadTrigger } from './trigger-decided-first.repo.js';
 import { readForLeadTrigger } from './trigger-lead-read.js';
 import { decideTrigger, requireTriggerable, type TriggerDecision } from './trigger-plan.js';
 import { readTriggerState, type TriggerContact } from './trigger-state.repo.js';
@@ -8,7 +10,8 @@ import { applyTriggerWithContact } from './trigger-write.repo.js';
 
 /**
  * A trigger with a `lead` object (issue 12), on both engines: ONE read of the contact write's
- * state and the trigger's for the contact it picks (trigger-lead-read.ts), the two decisions in
+ * state and the trigger's for the contact it picks (trigger-lead-read.ts; on PostgreSQL with
+ * the write for someone new in the same statement, trigger-decided-first.repo.ts), the two decisions in
  * TypeScript (the same rules as every other path: prepareContactWrite, decideTrigger), then the
  * write of the contact and the send together (trigger-write.repo.ts): on PostgreSQL ONE
  * statement, without a transaction, so two round trips where the transaction takes seven; on
@@ -31,7 +34,12 @@ export async function triggerWithLeadObject(
     requireTriggerable((await readTriggerState(q, accountId, campaignId, { lookup: undefined }, now)).campaign);
     throw err;
   }
-  const { read, state } = await readForLeadTrigger(q, accountId, campaignId, prepared, now);
+  // PostgreSQL: the read, and in the same statement the write when the lead is someone new (trigger-decided-first.repo.ts).
+  const first = onPostgres(q)
+    ? await readOrWriteLeadTrigger(q, accountId, campaignId, prepared, triggerData, now)
+    : await readForLeadTrigger(q, accountId, campaignId, prepared, now);
+  if ('decision' in first) return first.decision;
+  const { read, state } = first;
   requireTriggerable(state.campaign);
   if (state.allowance !== null) return undefined;
   const contactWrite = prepared.decide(read, now);
@@ -39,16 +47,7 @@ export async function triggerWithLeadObject(
   // The contact as the trigger's rules see it once written: a first address becomes its primary.
   const contact: TriggerContact =
     state.contact === undefined
-      ? {
-          id: plan.contactId,
-          optedOut: false,
-          version: 0,
-          updatedAt: now,
-          email: plan.email ?? null,
-          phone: plan.phone ?? null,
-          lastReceiptAt: undefined,
-          pendingSendId: undefined,
-        }
+      ? newContactOf(plan, now)
       : { ...state.contact, email: state.contact.email ?? plan.email ?? null, phone: state.contact.phone ?? plan.phone ?? null };
   const decision = decideTrigger({ ...state, contact }, triggerData, now);
   await applyTriggerWithContact(q, accountId, plan, decision.plan, contact.optedOut);

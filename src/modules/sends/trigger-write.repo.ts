@@ -102,7 +102,7 @@ const SEND_COLUMNS = [
  * A new send's row as SQL values, in SEND_COLUMNS' order (typed: they are selected, not inserted
  * as values), bound from the group `send` of the call's values (the NewSend itself).
  */
-function sendRowValues(bind: Bind): RawBuilder<unknown> {
+export function sendRowValues(bind: Bind): RawBuilder<unknown> {
   const text = (column: keyof NewSend) => sql`cast(${bind(`send.${column}`)} as text)`;
   const bigint = (column: keyof NewSend) => sql`cast(${bind(`send.${column}`)} as bigint)`;
   return sql.join([
@@ -122,7 +122,8 @@ function sendRowValues(bind: Bind): RawBuilder<unknown> {
   ]);
 }
 
-const sendColumns = () => sql.join(SEND_COLUMNS.map((c) => sql.ref(c)));
+/** SEND_COLUMNS as the column list of an insert. */
+export const sendColumns = () => sql.join(SEND_COLUMNS.map((c) => sql.ref(c)));
 
 async function insertGuardedOnPostgres(q: Tx, send: NewSend, guard: TriggerGuard): Promise<void> {
   const { contactWrite } = guard;

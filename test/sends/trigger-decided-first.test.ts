@@ -1,0 +1,171 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { updateAccount } from '../../src/modules/accounts/accounts.service.js';
+import { deleteCampaign, updateCampaign } from '../../src/modules/campaigns/campaigns.service.js';
+import { setContactFlags } from '../../src/modules/contacts/contact-lookups.js';
+import { apiClient } from '../helpers/app.js';
+
+type ApiClient = ReturnType<typeof apiClient>;
+
+import { makeAccount, makeKey, randomEmail } from '../helpers/factories.js';
+import { makeEmailCampaign, sendRow, startTestHerald, type TestHerald } from '../helpers/herald.js';
+
+/**
+ * A trigger with a `lead` object for someone new is decided before its read, with the campaign
+ * as the process last read it, and written in the read's statement only when the read finds the
+ * campaign unchanged (trigger-decided-first.repo.ts, PostgreSQL). Whatever happened to the campaign,
+ * the account or the contact since the process last read them, the answer and the rows are the
+ * usual path's: these run on both engines, each after a trigger that let the process see the campaign.
+ */
+let t: TestHerald;
+before(async () => {
+  t = await startTestHerald({}, { role: 'api' });
+});
+after(() => t.close());
+
+async function tenant(): Promise<{ accountId: string; api: ApiClient }> {
+  const { id: accountId } = await makeAccount(t.db, { allowance: null });
+  const { key } = await makeKey(t.db, t.config, accountId);
+  return { accountId, api: apiClient(t.app, key) };
+}
+
+/** A trigger for a new contact, after which the process has seen the campaign. */
+async function seen(api: ApiClient, campaignId: string): Promise<void> {
+  const res = await api.post('/api/campaigns/trigger', { campaignId, lead: { email: randomEmail(), name: 'Seen' } });
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+}
+
+const contactsNamed = async (accountId: string, email: string) =>
+  (
+    await t.db.kysely
+      .selectFrom('contact_emails')
+      .select('contact_id')
+      .where('account_id', '=', accountId)
+      .where('email', '=', email)
+      .execute()
+  ).length;
+
+test('a delay changed since the campaign was seen: the new contact waits the new delay', async () => {
+  const { accountId, api } = await tenant();
+  const { id: campaignId } = await makeEmailCampaign(t, accountId, { mode: 'delay', delaySeconds: 3600 });
+  await seen(api, campaignId);
+  await updateCampaign(t.db, t.config, accountId, campaignId, { delaySeconds: 60 });
+  const before = Date.now();
+  const res = await api.post('/api/campaigns/trigger', { campaignId, lead: { email: randomEmail(), name: 'Ada' } });
+  assert.equal(res.body.status, 'pending', JSON.stringify(res.body));
+  const row = await sendRow(t.db, res.body.sendId);
+  assert.ok(Number(row.due_at) >= before + 60_000 && Number(row.due_at) <= Date.now() + 60_000, `due ${row.due_at}`);
+});
+
+test('a mode changed since the campaign was seen: the new contact gets the new mode', async () => {
+  const { accountId, api } = await tenant();
+  const { id: campaignId } = await makeEmailCampaign(t, accountId, { mode: 'delay', delaySeconds: 3600 });
+  await seen(api, campaignId);
+  await updateCampaign(t.db, t.config, accountId, campaignId, { mode: 'immediate' });
+  const res = await api.post('/api/campaigns/trigger', { campaignId, lead: { email: randomEmail(), name: 'Ada' } });
+  assert.deepEqual([res.body.status, res.body.mode], ['queued', 'immediate'], JSON.stringify(res.body));
+});
+
+test('a campaign deactivated since it was seen: refused, and the contact is not created', async () => {
+  const { accountId, api } = await tenant();
+  const { id: campaignId } = await makeEmailCampaign(t, accountId);
+  await seen(api, campaignId);
+  await updateCampaign(t.db, t.config, accountId, campaignId, { active: false });
+  const email = randomEmail();
+  const res = await api.post('/api/campaigns/trigger', { campaignId, lead: { email, name: 'Ada' } });
+  assert.equal(res.body.code, 'CAMPAIGN_NOT_ACTIVE', JSON.stringify(res.body));
+  assert.equal(await contactsNamed(accountId, email), 0);
+});
+
+test('a campaign deleted since it was seen: not found, and the contact is not created', async () => {
+  const { accountId, api } = await tenant();
+  const { id: campaignId } = await makeEmailCampaign(t, accountId);
+  await seen(api, campaignId);
+  await deleteCampaign(t.db, accountId, campaignId);
+  const email = randomEmail();
+  const res = await api.post('/api/campaigns/trigger', { campaignId, lead: { email, name: 'Ada' } });
+  assert.equal(res.body.code, 'CAMPAIGN_NOT_FOUND', JSON.stringify(res.body));
+  assert.equal(await contactsNamed(accountId, email), 0);
+});
+
+test('an allowance set since the campaign was seen: the allowance decides', async () => {
+  const { accountId, api } = await tenant();
+  const { id: campaignId } = await makeEmailCampaign(t, accountId);
+  await seen(api, campaignId);
+  await updateAccount(t.db, t.config, accountId, { allowance: 1 });
+  const email = randomEmail();
+  const res = await api.post('/api/campaigns/trigger', { campaignId, lead: { email, name: 'Ada' } });
+  assert.equal(res.body.code, 'ALLOWANCE_EXHAUSTED', JSON.stringify(res.body));
+  assert.equal(await contactsNamed(accountId, email), 0);
+});
+
+test('a lead that turns out to be known is decided on what the read found: re-entry off rejects it', async () => {
+  const { accountId, api } = await tenant();
+  const { id: campaignId } = await makeEmailCampaign(t, accountId, { reentry: false });
+  const email = randomEmail();
+  const first = await api.post('/api/campaigns/trigger', { campaignId, lead: { email, name: 'Ada' } });
+  assert.equal(first.body.status, 'queued', JSON.stringify(first.body));
+  const again = await api.post('/api/campaigns/trigger', { campaignId, lead: { email, name: 'Ada' } });
+  assert.deepEqual([again.body.status, again.body.leadId], ['rejected', first.body.leadId], JSON.stringify(again.body));
+  assert.equal(await contactsNamed(accountId, email), 1);
+});
+
+/** A Delay campaign the process has seen, and a contact with a pending send of it. */
+async function pendingFor(options: { delaySeconds?: number } = {}) {
+  const { accountId, api } = await tenant();
+  const { id: campaignId } = await makeEmailCampaign(t, accountId, { mode: 'delay', delaySeconds: options.delaySeconds ?? 3600 });
+  const email = randomEmail();
+  const first = await api.post('/api/campaigns/trigger', { campaignId, lead: { email, name: 'Ada' } });
+  assert.equal(first.body.status, 'pending', JSON.stringify(first.body));
+  return { accountId, api, campaignId, email, contactId: first.body.leadId as string, sendId: first.body.sendId as string };
+}
+
+test('a restart decided before the read: the same pending send, the contact written, the timer from now', async () => {
+  const { accountId, api, campaignId, email, contactId, sendId } = await pendingFor();
+  const before = Date.now();
+  const res = await api.post('/api/campaigns/trigger', { campaignId, lead: { email, tags: ['again'] }, data: { n: 2 } });
+  assert.deepEqual({ ...res.body }, { campaignId, leadId: contactId, mode: 'delay', sendId, status: 'pending' }, JSON.stringify(res.body));
+  const row = await sendRow(t.db, sendId);
+  assert.ok(Number(row.due_at) >= before + 3_600_000, `due ${row.due_at}`);
+  assert.equal(row.trigger_data, JSON.stringify({ n: 2 }));
+  const tags = await t.db.kysely
+    .selectFrom('contact_tags')
+    .select('tag')
+    .where('account_id', '=', accountId)
+    .where('contact_id', '=', contactId)
+    .execute();
+  assert.deepEqual(
+    tags.map((r) => r.tag),
+    ['again'],
+  );
+});
+
+test('a delay changed since the campaign was seen: the restart waits the new delay', async () => {
+  const { accountId, api, campaignId, email, sendId } = await pendingFor();
+  await updateCampaign(t.db, t.config, accountId, campaignId, { delaySeconds: 60 });
+  const before = Date.now();
+  const res = await api.post('/api/campaigns/trigger', { campaignId, lead: { email } });
+  assert.deepEqual([res.body.status, res.body.sendId], ['pending', sendId], JSON.stringify(res.body));
+  const row = await sendRow(t.db, sendId);
+  assert.ok(Number(row.due_at) >= before + 60_000 && Number(row.due_at) <= Date.now() + 60_000, `due ${row.due_at}`);
+});
+
+test('a contact opted out since its send was queued: recorded as an opt-out, the pending send left as it was', async () => {
+  const { accountId, api, campaignId, email, contactId, sendId } = await pendingFor();
+  const due = Number((await sendRow(t.db, sendId)).due_at);
+  await setContactFlags(t.db.kysely, accountId, contactId, { optedOut: true });
+  const res = await api.post('/api/campaigns/trigger', { campaignId, lead: { email } });
+  assert.equal(res.body.status, 'optout', JSON.stringify(res.body));
+  assert.notEqual(res.body.sendId, sendId);
+  assert.equal(Number((await sendRow(t.db, sendId)).due_at), due);
+});
+
+test('a pending send cancelled since: a new pending send, not a restart of the cancelled one', async () => {
+  const { api, campaignId, email, sendId } = await pendingFor();
+  const cancel = await api.post('/api/campaigns/cancel', { campaignId, lead: email });
+  assert.equal(cancel.body.cancelled, true, JSON.stringify(cancel.body));
+  const res = await api.post('/api/campaigns/trigger', { campaignId, lead: { email } });
+  assert.equal(res.body.status, 'pending', JSON.stringify(res.body));
+  assert.notEqual(res.body.sendId, sendId);
+  assert.equal((await sendRow(t.db, sendId)).status, 'cancelled');
+});
