@@ -13,13 +13,13 @@
  * seeded, and each line is warmed up 2 s per build before its rounds. The server's CPU is that of
  * every postgres process: only one build is loaded at a time. Use it on an otherwise quiet machine.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import pg from 'pg';
+import { cpuMicros, pgQuery, provisionHerald } from './harness-common.mjs';
 
 const dirs = (process.argv[2] ?? '').split(',').filter(Boolean);
 const lines = (process.argv[3] ?? 'immediate,delay').split(',');
@@ -30,43 +30,7 @@ const CONN = Number(process.env.CONN ?? 10);
 const PG_URL = process.env.PG_URL ?? 'postgres://postgres@127.0.0.1:5432';
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-/** CPU time (µs) of the processes whose /proc/<pid>/stat matches. */
-function cpuMicros(match) {
-  let total = 0;
-  for (const pid of readdirSync('/proc')) {
-    if (!/^\d+$/.test(pid)) continue;
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      if (!match(pid, stat)) continue;
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      total += (Number(fields[11]) + Number(fields[12])) * 10_000;
-    } catch {
-      // the process ended meanwhile
-    }
-  }
-  return total;
-}
-
-async function query(database, text) {
-  const client = new pg.Client({ connectionString: `${PG_URL}/${database}` });
-  await client.connect();
-  try {
-    await client.query(text);
-  } finally {
-    await client.end();
-  }
-}
-
-const CONTENT = [
-  '--from',
-  'Bench <bench@example.com>',
-  '--subject',
-  'Hello {{ name }}',
-  '--html',
-  '<p>Hi {{ name }}</p>',
-  '--text',
-  'Hi {{ name }}',
-];
+const query = (database, text) => pgQuery(`${PG_URL}/${database}`, text);
 
 async function startBuild(dir, i) {
   const database = `herald_ab_${process.pid}_${i}`;
@@ -82,20 +46,7 @@ async function startBuild(dir, i) {
     HERALD_SECRET: randomBytes(32).toString('base64url'),
     DATABASE_URL: `${PG_URL}/${database}`,
   };
-  const cli = (...args) => JSON.parse(execFileSync(process.execPath, ['bin/herald', ...args], { env, cwd: dir }).toString());
-  const account = cli('account', 'create', '--name', 'Bench', '--plan', 'pro', '--allowance', 'none').id;
-  const key = cli(
-    'key',
-    'create',
-    '--account',
-    account,
-    '--name',
-    'ab',
-    '--scopes',
-    'leads:write,leads:read,events:write,campaigns:trigger',
-  ).key;
-  const campaign = (name, ...more) =>
-    cli('campaign', 'create', '--account', account, '--name', name, '--channel', 'email', ...more, ...CONTENT, '--activate').id;
+  const { key, immediateId, delayId } = provisionHerald(dir, env);
   const port = 44000 + Math.floor(Math.random() * 900);
   const api = spawn(process.execPath, ['bin/herald', 'serve', '--role', 'api'], {
     cwd: dir,
@@ -119,8 +70,8 @@ async function startBuild(dir, i) {
     api,
     url,
     key,
-    immediateId: campaign('Bench immediate', '--mode', 'immediate'),
-    delayId: campaign('Bench delay', '--mode', 'delay', '--delay', '300'),
+    immediateId,
+    delayId,
     n: 0,
     tag,
     seeded: Array.from({ length: 1000 }, (_, j) => `lead${j}-${tag}@bench.example.com`),

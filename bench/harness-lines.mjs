@@ -14,13 +14,13 @@
  * Fastify echo (the harness's own) measured before and after every line; an immediate and a 300 s
  * delay email campaign; `RATE_LIMIT_*` at 1,000,000.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import autocannon from 'autocannon';
-import pg from 'pg';
+import { cpuMicros, pgQuery, provisionHerald } from './harness-common.mjs';
 
 const [target = 'sqlite', lineList = 'create,update,immediate,delay,cancel'] = process.argv.slice(2);
 const peer = target === 'graphile' || target === 'bullmq';
@@ -30,32 +30,7 @@ const PEERS_DIR = resolve(process.env.PEERS_DIR ?? '../shared/peers');
 const SECONDS = Number(process.env.SECONDS ?? 5);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-/** CPU time (µs) of the processes whose /proc/<pid>/stat matches. */
-function cpuMicros(match) {
-  let total = 0;
-  for (const pid of readdirSync('/proc')) {
-    if (!/^\d+$/.test(pid)) continue;
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      if (!match(pid, stat)) continue;
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      total += (Number(fields[11]) + Number(fields[12])) * 10_000; // utime + stime, in 10 ms ticks
-    } catch {
-      // the process ended meanwhile
-    }
-  }
-  return total;
-}
-
-async function adminQuery(text) {
-  const client = new pg.Client({ connectionString: `${PG_URL}/postgres` });
-  await client.connect();
-  try {
-    await client.query(text);
-  } finally {
-    await client.end();
-  }
-}
+const adminQuery = (text) => pgQuery(`${PG_URL}/postgres`, text);
 
 const dataDir = mkdtempSync(join(tmpdir(), 'herald-lines-'));
 const database = `herald_lines_${process.pid}`;
@@ -78,34 +53,7 @@ if (usesPostgres) {
 let key = `pk_${randomBytes(16).toString('hex')}`;
 let immediateId = 'cmp_immediate';
 let delayId = 'cmp_delay';
-if (!peer) {
-  const cli = (...args) => JSON.parse(execFileSync(process.execPath, ['bin/herald', ...args], { env }).toString());
-  const content = [
-    '--from',
-    'Bench <bench@example.com>',
-    '--subject',
-    'Hello {{ name }}',
-    '--html',
-    '<p>Hi {{ name }}</p>',
-    '--text',
-    'Hi {{ name }}',
-  ];
-  const account = cli('account', 'create', '--name', 'Bench', '--plan', 'pro', '--allowance', 'none').id;
-  key = cli(
-    'key',
-    'create',
-    '--account',
-    account,
-    '--name',
-    'bench',
-    '--scopes',
-    'leads:write,leads:read,events:write,campaigns:trigger',
-  ).key;
-  const campaign = (name, ...more) =>
-    cli('campaign', 'create', '--account', account, '--name', name, '--channel', 'email', ...more, ...content, '--activate').id;
-  immediateId = campaign('Bench immediate', '--mode', 'immediate');
-  delayId = campaign('Bench delay', '--mode', 'delay', '--delay', '300');
-}
+if (!peer) ({ key, immediateId, delayId } = provisionHerald('.', env));
 
 const port = 44000 + Math.floor(Math.random() * 900);
 const profile = process.env.PROFILE_DIR
