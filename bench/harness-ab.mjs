@@ -19,7 +19,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { cpuMicros, pgQuery, provisionHerald } from './harness-common.mjs';
+import { cpuMicros, heraldEnv, pgQuery, provisionHerald } from './harness-common.mjs';
 
 const dirs = (process.argv[2] ?? '').split(',').filter(Boolean);
 const lines = (process.argv[3] ?? 'immediate,delay').split(',');
@@ -36,16 +36,7 @@ async function startBuild(dir, i) {
   const database = `herald_ab_${process.pid}_${i}`;
   await query('postgres', `create database ${database}`);
   const dataDir = mkdtempSync(join(tmpdir(), 'herald-ab-'));
-  const env = {
-    ...process.env,
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'warn',
-    RATE_LIMIT_PER_SECOND: '1000000',
-    RATE_LIMIT_BURST: '1000000',
-    DATA_DIR: dataDir,
-    HERALD_SECRET: randomBytes(32).toString('base64url'),
-    DATABASE_URL: `${PG_URL}/${database}`,
-  };
+  const env = heraldEnv(dataDir, `${PG_URL}/${database}`);
   const { key, immediateId, delayId } = provisionHerald(dir, env);
   const port = 44000 + Math.floor(Math.random() * 900);
   const api = spawn(process.execPath, ['bin/herald', 'serve', '--role', 'api'], {

@@ -4,6 +4,7 @@
  * CLI as the peers harness provisions it (../shared/peers/run.mjs).
  */
 import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import pg from 'pg';
 
@@ -69,5 +70,19 @@ export function provisionHerald(dir, env) {
     key,
     immediateId: campaign('Bench immediate', '--mode', 'immediate'),
     delayId: campaign('Bench delay', '--mode', 'delay', '--delay', '300'),
+  };
+}
+
+/** Herald's environment for a bench run: quiet logs, no rate limit, its own data folder and secret. */
+export function heraldEnv(dataDir, databaseUrl) {
+  return {
+    ...process.env,
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_PER_SECOND: '1000000',
+    RATE_LIMIT_BURST: '1000000',
+    DATA_DIR: dataDir,
+    HERALD_SECRET: randomBytes(32).toString('base64url'),
+    DATABASE_URL: databaseUrl,
   };
 }

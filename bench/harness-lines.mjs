@@ -20,7 +20,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import autocannon from 'autocannon';
-import { cpuMicros, pgQuery, provisionHerald } from './harness-common.mjs';
+import { cpuMicros, heraldEnv, pgQuery, provisionHerald } from './harness-common.mjs';
 
 const [target = 'sqlite', lineList = 'create,update,immediate,delay,cancel'] = process.argv.slice(2);
 const peer = target === 'graphile' || target === 'bullmq';
@@ -34,16 +34,7 @@ const adminQuery = (text) => pgQuery(`${PG_URL}/postgres`, text);
 
 const dataDir = mkdtempSync(join(tmpdir(), 'herald-lines-'));
 const database = `herald_lines_${process.pid}`;
-const env = {
-  ...process.env,
-  HOST: '127.0.0.1',
-  LOG_LEVEL: 'warn',
-  RATE_LIMIT_PER_SECOND: '1000000',
-  RATE_LIMIT_BURST: '1000000',
-  DATA_DIR: dataDir,
-  HERALD_SECRET: randomBytes(32).toString('base64url'),
-  DATABASE_URL: '',
-};
+const env = heraldEnv(dataDir, '');
 if (usesPostgres) {
   await adminQuery(`create database ${database}`);
   env.DATABASE_URL = `${PG_URL}/${database}`;
