@@ -169,3 +169,43 @@ test('a pending send cancelled since: a new pending send, not a restart of the c
   assert.notEqual(res.body.sendId, sendId);
   assert.equal((await sendRow(t.db, sendId)).status, 'cancelled');
 });
+
+test('concurrent triggers for one new email once the campaign is seen: one contact, one queued send, every write applied once', async () => {
+  const { accountId, api } = await tenant();
+  const { id: campaignId } = await makeEmailCampaign(t, accountId, { reentry: false });
+  await seen(api, campaignId);
+  const email = randomEmail();
+  const results = await Promise.all(
+    Array.from({ length: 12 }, (_, i) =>
+      api.post('/api/campaigns/trigger', { campaignId, lead: { email, name: 'Race Lead', tags: [`t${i}`] } }),
+    ),
+  );
+  assert.deepEqual([...new Set(results.map((r) => r.status))], [200], JSON.stringify(results.find((r) => r.status !== 200)?.body));
+  assert.equal(new Set(results.map((r) => r.body.leadId)).size, 1, 'one contact');
+  assert.deepEqual(results.map((r) => r.body.status as string).sort(), ['queued', ...Array.from({ length: 11 }, () => 'rejected')]);
+  const contactId = results[0]!.body.leadId as string;
+  const tags = await t.db.kysely.selectFrom('contact_tags').select('tag').where('contact_id', '=', contactId).execute();
+  assert.equal(tags.length, 12, 'every write applied once');
+  assert.equal(await contactsNamed(accountId, email), 1);
+});
+
+test('concurrent restarts decided before the read: one pending send, every write applied once', async () => {
+  const { accountId, api, campaignId, email, contactId, sendId } = await pendingFor();
+  const results = await Promise.all(
+    Array.from({ length: 10 }, (_, i) => api.post('/api/campaigns/trigger', { campaignId, lead: { email, tags: [`r${i}`] }, data: { i } })),
+  );
+  assert.deepEqual([...new Set(results.map((r) => r.status))], [200], JSON.stringify(results.find((r) => r.status !== 200)?.body));
+  assert.deepEqual(
+    [...new Set(results.map((r) => `${r.body.status} ${r.body.sendId} ${r.body.leadId}`))],
+    [`pending ${sendId} ${contactId}`],
+  );
+  const sends = await t.db.kysely.selectFrom('sends').select('status').where('campaign_id', '=', campaignId).execute();
+  assert.deepEqual(sends, [{ status: 'pending' }]);
+  const tags = await t.db.kysely
+    .selectFrom('contact_tags')
+    .select('tag')
+    .where('account_id', '=', accountId)
+    .where('contact_id', '=', contactId)
+    .execute();
+  assert.equal(tags.length, 10, 'every write applied once');
+});
