@@ -75,6 +75,8 @@ describe('admin panel: duplicate and delete a campaign, rename and delete fields
     await page.getByRole('button', { name: 'Delete campaign' }).click();
     await page.waitForURL(/\/admin\/campaigns$/);
     await page.getByRole('status').filter({ hasText: 'Campaign “Old newsletter” deleted.' }).waitFor();
+    // The message shows before the list has loaded: counted once the list is there, not before.
+    await page.getByRole('link', { name: 'Spring sale', exact: true }).waitFor();
     assert.equal(await page.getByRole('link', { name: 'Old newsletter' }).count(), 0);
     assert.equal(await page.getByRole('link', { name: 'Spring sale', exact: true }).count(), 1, 'the others stay');
     await page.goto(`/admin/campaigns/${campaign.id}`);
