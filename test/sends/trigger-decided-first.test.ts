@@ -66,38 +66,37 @@ test('a mode changed since the campaign was seen: the new contact gets the new m
   assert.deepEqual([res.body.status, res.body.mode], ['queued', 'immediate'], JSON.stringify(res.body));
 });
 
-test('a campaign deactivated since it was seen: refused, and the contact is not created', async () => {
-  const { accountId, api } = await tenant();
-  const { id: campaignId } = await makeEmailCampaign(t, accountId);
-  await seen(api, campaignId);
-  await updateCampaign(t.db, t.config, accountId, campaignId, { active: false });
-  const email = randomEmail();
-  const res = await api.post('/api/campaigns/trigger', { campaignId, lead: { email, name: 'Ada' } });
-  assert.equal(res.body.code, 'CAMPAIGN_NOT_ACTIVE', JSON.stringify(res.body));
-  assert.equal(await contactsNamed(accountId, email), 0);
-});
+/** What may change between two triggers that makes the second one refused, and its code. */
+const REFUSALS: { since: string; change: (accountId: string, campaignId: string) => Promise<unknown>; code: string }[] = [
+  {
+    since: 'the campaign deactivated',
+    change: (accountId, campaignId) => updateCampaign(t.db, t.config, accountId, campaignId, { active: false }),
+    code: 'CAMPAIGN_NOT_ACTIVE',
+  },
+  {
+    since: 'the campaign deleted',
+    change: (accountId, campaignId) => deleteCampaign(t.db, accountId, campaignId),
+    code: 'CAMPAIGN_NOT_FOUND',
+  },
+  {
+    since: 'an allowance set (the allowance decides)',
+    change: (accountId) => updateAccount(t.db, t.config, accountId, { allowance: 1 }),
+    code: 'ALLOWANCE_EXHAUSTED',
+  },
+];
 
-test('a campaign deleted since it was seen: not found, and the contact is not created', async () => {
-  const { accountId, api } = await tenant();
-  const { id: campaignId } = await makeEmailCampaign(t, accountId);
-  await seen(api, campaignId);
-  await deleteCampaign(t.db, accountId, campaignId);
-  const email = randomEmail();
-  const res = await api.post('/api/campaigns/trigger', { campaignId, lead: { email, name: 'Ada' } });
-  assert.equal(res.body.code, 'CAMPAIGN_NOT_FOUND', JSON.stringify(res.body));
-  assert.equal(await contactsNamed(accountId, email), 0);
-});
-
-test('an allowance set since the campaign was seen: the allowance decides', async () => {
-  const { accountId, api } = await tenant();
-  const { id: campaignId } = await makeEmailCampaign(t, accountId);
-  await seen(api, campaignId);
-  await updateAccount(t.db, t.config, accountId, { allowance: 1 });
-  const email = randomEmail();
-  const res = await api.post('/api/campaigns/trigger', { campaignId, lead: { email, name: 'Ada' } });
-  assert.equal(res.body.code, 'ALLOWANCE_EXHAUSTED', JSON.stringify(res.body));
-  assert.equal(await contactsNamed(accountId, email), 0);
-});
+for (const { since, change, code } of REFUSALS) {
+  test(`${since} since the campaign was seen: ${code}, and the contact is not created`, async () => {
+    const { accountId, api } = await tenant();
+    const { id: campaignId } = await makeEmailCampaign(t, accountId);
+    await seen(api, campaignId);
+    await change(accountId, campaignId);
+    const email = randomEmail();
+    const res = await api.post('/api/campaigns/trigger', { campaignId, lead: { email, name: 'Ada' } });
+    assert.equal(res.body.code, code, JSON.stringify(res.body));
+    assert.equal(await contactsNamed(accountId, email), 0);
+  });
+}
 
 test('a lead that turns out to be known is decided on what the read found: re-entry off rejects it', async () => {
   const { accountId, api } = await tenant();

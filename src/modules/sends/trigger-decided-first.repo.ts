@@ -154,14 +154,9 @@ export async function readOrWriteLeadTrigger(
   const contactId = idOf('u_contact');
   const sendId = idOf('restarted');
   if (ifPending && contactId && sendId) {
+    // The answer names the contact and the send the statement found (the decision had placeholders).
     const { decision } = ifPending;
-    return {
-      decision: {
-        ...decision,
-        plan: { ...decision.plan, sendId },
-        result: { ...decision.result, leadId: contactId, sendId },
-      } as TriggerDecision,
-    };
+    return { decision: { ...decision, result: { ...decision.result, leadId: contactId, sendId } } };
   }
   const read = idOf('read');
   return leadTriggerReadOf(accountId, campaignId, read ? (JSON.parse(read) as LeadTriggerReadRow[]) : []);
