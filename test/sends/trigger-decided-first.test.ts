@@ -7,7 +7,7 @@ import { apiClient } from '../helpers/app.js';
 
 type ApiClient = ReturnType<typeof apiClient>;
 
-import { makeAccount, makeKey, randomEmail } from '../helpers/factories.js';
+import { makeAccount, makeKey, makeWhatsappCampaign, randomEmail } from '../helpers/factories.js';
 import { makeEmailCampaign, sendRow, startTestHerald, type TestHerald } from '../helpers/herald.js';
 
 /**
@@ -23,8 +23,8 @@ before(async () => {
 });
 after(() => t.close());
 
-async function tenant(): Promise<{ accountId: string; api: ApiClient }> {
-  const { id: accountId } = await makeAccount(t.db, { allowance: null });
+async function tenant(plan: 'free' | 'pro' = 'free'): Promise<{ accountId: string; api: ApiClient }> {
+  const { id: accountId } = await makeAccount(t.db, { allowance: null, plan });
   const { key } = await makeKey(t.db, t.config, accountId);
   return { accountId, api: apiClient(t.app, key) };
 }
@@ -106,6 +106,19 @@ test('a lead that turns out to be known is decided on what the read found: re-en
   assert.equal(first.body.status, 'queued', JSON.stringify(first.body));
   const again = await api.post('/api/campaigns/trigger', { campaignId, lead: { email, name: 'Ada' } });
   assert.deepEqual([again.body.status, again.body.leadId], ['rejected', first.body.leadId], JSON.stringify(again.body));
+  assert.equal(await contactsNamed(accountId, email), 1);
+});
+
+test('a new contact with no address for the seen campaign channel: the contact written, an error send recorded', async () => {
+  const { accountId, api } = await tenant('pro'); // WhatsApp campaigns are active on the pro plan only
+  const { id: campaignId } = await makeWhatsappCampaign(t, accountId);
+  const seenRes = await api.post('/api/campaigns/trigger', { campaignId, lead: { name: 'Seen', phone: '+14155550123' } });
+  assert.equal(seenRes.body.status, 'queued', JSON.stringify(seenRes.body));
+  const email = randomEmail();
+  const res = await api.post('/api/campaigns/trigger', { campaignId, lead: { email, name: 'Ada' } });
+  assert.equal(res.body.status, 'error', JSON.stringify(res.body));
+  const row = await sendRow(t.db, res.body.sendId);
+  assert.deepEqual([row.status, row.reason, row.contact_id], ['error', 'contact has no phone number', res.body.leadId]);
   assert.equal(await contactsNamed(accountId, email), 1);
 });
 

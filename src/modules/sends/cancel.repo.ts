@@ -68,7 +68,11 @@ function cancelSql(bind: Bind, kind: string) {
   const accountId = bind('accountId') as string;
   const lookup = kind === 'none' ? undefined : ({ [kind]: bind('lead') } as LeadLookup);
   const contactId = contactIdOfLookupSql(accountId, lookup);
-  const campaign = sql`select id, schedule from campaigns where account_id = ${accountId} and id = ${bind('campaignId')} and deleted_at is null`;
+  // Found by its key, then checked against the account: with `account_id = … and id = …` a
+  // generic plan made while the table was young scanned every campaign of the account
+  // (campaigns_account). LIMIT 1 keeps the subquery planned on its own (trigger-state.repo.ts).
+  const campaign = sql`select id, schedule from (select id, account_id, schedule from campaigns
+    where id = ${bind('campaignId')} and deleted_at is null limit 1) k where account_id = ${accountId}`;
   const cancel = sql<{ id: string }>`
     update sends set status = 'cancelled', updated_at = ${bind('now')}
      where account_id = ${accountId} and status = 'pending'

@@ -28,9 +28,17 @@ export async function applyTriggerPlan(q: Tx, engine: Engine, plan: TriggerPlan)
   return insertGuardedOnSqlite(q, plan.send, plan.guard);
 }
 
-/** Still pending? Else a worker claimed it or it was cancelled: read again (re-entry may now reject). */
+/**
+ * Still pending? Else a worker claimed it or it was cancelled: read again (re-entry may now reject).
+ * PostgreSQL finds the send by its key in a subquery and updates the row found (its ctid), as the
+ * restart decided before the read does (trigger-decided-first.repo.ts): with `id = … and status =
+ * 'pending'` in the update itself, a generic plan made while the table was young scanned the whole
+ * pending-sends index. A row updated meanwhile is re-checked on its newest version, as before.
+ */
 const RESTART_PENDING_SEND = constantStatement<{ id: string }>(
   `update sends set due_at = ?, trigger_data = ?, updated_at = ? where account_id = ? and id = ? and status = 'pending' returning id`,
+  `update sends set due_at = $1, trigger_data = $2, updated_at = $3
+    where ctid = (select ctid from sends where id = $5 limit 1) and account_id = $4 and status = 'pending' returning id`,
 );
 
 async function restartPendingSend(q: Tx, plan: Extract<TriggerPlan, { kind: 'restart' }>): Promise<void> {
@@ -213,7 +221,8 @@ async function withContactOnPostgres(
                 and version = ${planned('version')} and ${optOutAsRead} for update)`,
               sql`r as (update sends set due_at = cast(${bind('restart.dueAt')} as bigint), trigger_data = cast(${bind('restart.triggerData')} as text),
                 updated_at = cast(${bind('restart.now')} as bigint)
-              where account_id = ${bind('restart.accountId')} and id = ${bind('restart.sendId')} and status = 'pending' and exists (select 1 from lk) returning id)`,
+              where ctid = (select ctid from sends where id = ${bind('restart.sendId')} limit 1)
+                and account_id = ${bind('restart.accountId')} and status = 'pending' and exists (select 1 from lk) returning id)`,
             ],
             requires: sql`exists (select 1 from r)`,
           }
