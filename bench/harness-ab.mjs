@@ -5,7 +5,8 @@
  * smaller than the minute-to-minute noise of harness-lines.mjs run once per build.
  *
  *   node bench/harness-ab.mjs <dirA>,<dirB> [lines]
- *     dirs: Herald checkouts, each built (`npm run build`); lines: create,update,immediate,delay,cancel
+ *     dirs: Herald checkouts, each built (`npm run build`); lines: create,update,immediate,known,delay,cancel
+ *     (known: an immediate trigger with a `lead` object of a seeded contact; not a harness line)
  *     env: ROUNDS (6), SEC (3 s a round), CONN (10 connections), ANALYZE (set: ANALYZE after seeding)
  *
  * Each build gets a fresh database (provisioned with its CLI like the harness: a pro account, an
@@ -94,6 +95,8 @@ function request(build, line) {
       return ['/api/leads', { email: seededOne, tags: [`wave ${n % 5}`] }];
     case 'immediate':
       return ['/api/campaigns/trigger', { campaignId: build.immediateId, lead: { email: email('trig'), name: 'Trigger Lead' } }];
+    case 'known':
+      return ['/api/campaigns/trigger', { campaignId: build.immediateId, lead: { email: seededOne } }];
     case 'delay':
       return ['/api/campaigns/trigger', { campaignId: build.delayId, lead: { email: seededOne } }];
     case 'cancel':

@@ -6,7 +6,7 @@
  * read from /proc before and after each line. Use it on an otherwise quiet machine.
  *
  *   node bench/harness-lines.mjs sqlite|postgres|graphile|bullmq [lines]
- *     lines: comma-separated of create,update,immediate,delay,cancel (default all)
+ *     lines: comma-separated of create,update,immediate,known,delay,cancel (default all but known)
  *     env: PG_URL (postgres://postgres@127.0.0.1:5432), PEERS_DIR (../shared/peers), SECONDS (5),
  *          PROFILE_DIR (a --cpu-prof profile of the API process), PROFILE_INTERVAL (its sampling interval, µs; 1000)
  *
@@ -97,6 +97,12 @@ const LINES = {
     peer
       ? ['/api/trigger', { campaignId: immediateId, email: unique('trig'), name: 'Trigger Lead', mode: 'immediate' }]
       : ['/api/campaigns/trigger', { campaignId: immediateId, lead: { email: unique('trig'), name: 'Trigger Lead' } }],
+  // Not a harness line: an immediate trigger with a `lead` object of a known contact (re-entry off,
+  // so rejected after its first send; Herald's decided-first statement writes nothing, then the usual write).
+  known: () =>
+    peer
+      ? ['/api/trigger', { campaignId: immediateId, email: seededOne('known'), mode: 'immediate' }]
+      : ['/api/campaigns/trigger', { campaignId: immediateId, lead: { email: seededOne('known') } }],
   delay: () =>
     peer
       ? ['/api/trigger', { campaignId: delayId, email: seededOne('delay'), mode: 'delay', delaySeconds: 300 }]
