@@ -4,7 +4,7 @@ import { type Bind, StatementShapes } from '../../db/constant-statements.js';
 import type { Tx } from '../../db/transaction.js';
 import type { Campaign } from '../campaigns/campaign.js';
 import { contactIdOfLookupSql, type LeadLookup, lookupEntry } from '../contacts/lead-lookup.js';
-import { COUNTED, RECEIVED } from './sends.repo.js';
+import { COUNTED_SENDS, RECEIVED } from './sends.repo.js';
 
 /** What the trigger rules read of the campaign. */
 export type TriggerCampaign = Pick<
@@ -138,7 +138,7 @@ export function triggerStateSqlOf(bind: Bind, contactId: RawBuilder<string | nul
            a.allowance, a.allowance_version,
            case when a.allowance is null then null else
              (select count(*) from sends
-               where account_id = ${accountId} and created_at >= ${bind('monthStart')} and status in (${sql.join(COUNTED)}) and test = 0)
+               where account_id = ${accountId} and created_at >= ${bind('monthStart')} and ${COUNTED_SENDS})
            end as counted
       from accounts a
       left join (select id, account_id, channel, schedule, mode, delay_seconds, reentry, cooldown_days, active from campaigns
