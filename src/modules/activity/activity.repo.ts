@@ -59,8 +59,8 @@ export async function selectEngagements(db: Queryable, accountId: string, contac
 /**
  * Which of these sends are admin panel test sends. By the primary key alone, the account and the
  * flag compared on the rows found: with `account_id = ?` in the statement, SQLite (no statistics)
- * reads the account's whole range of an index that starts with account_id instead (as the events batch's look-up
- * by contact ids did, contacts.repo.ts contactsByIdsQuery).
+ * read the account's whole range of an index that starts with account_id instead (as the events
+ * batch's look-up by contact ids did, contacts.repo.ts contactsByIdsQuery).
  */
 export async function selectTestSendIds(db: Queryable, accountId: string, sendIds: string[]): Promise<string[]> {
   if (sendIds.length === 0) return []; // an empty IN list is not SQL
