@@ -144,6 +144,17 @@ describe('the monthly allowance', () => {
     assert.equal((await trigger(s, b!)).body.status, 'optout');
   });
 
+  test('rejected and opted-out sends do not count: they leave the allowance as it was', async () => {
+    const s = await setup({}, { allowance: 2 });
+    const [a, b, c] = await contacts(s, 3);
+    assert.equal((await trigger(s, a!)).body.status, 'queued');
+    assert.equal((await trigger(s, a!)).body.status, 'rejected');
+    const optedOut = await s.api.post('/api/leads', { email: b, name: 'Some One' });
+    await setContactFlags(t.db, s.accountId, optedOut.body.id, { optedOut: true });
+    assert.equal((await trigger(s, b!)).body.status, 'optout');
+    assert.equal((await trigger(s, c!)).body.status, 'queued', 'one counted send so far: c fits');
+  });
+
   test('sends of earlier months do not count', async () => {
     const s = await setup({}, { allowance: 1 });
     const [a, b] = await contacts(s, 2);

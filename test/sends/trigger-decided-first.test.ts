@@ -35,6 +35,17 @@ async function seen(api: ApiClient, campaignId: string): Promise<void> {
   assert.equal(res.status, 200, JSON.stringify(res.body));
 }
 
+/** The contact's tags, in the order stored. */
+const tagsOf = async (accountId: string, contactId: string) =>
+  (
+    await t.db.kysely
+      .selectFrom('contact_tags')
+      .select('tag')
+      .where('account_id', '=', accountId)
+      .where('contact_id', '=', contactId)
+      .execute()
+  ).map((r) => r.tag);
+
 const contactsNamed = async (accountId: string, email: string) =>
   (
     await t.db.kysely
@@ -140,16 +151,7 @@ test('a restart decided before the read: the same pending send, the contact writ
   const row = await sendRow(t.db, sendId);
   assert.ok(Number(row.due_at) >= before + 3_600_000, `due ${row.due_at}`);
   assert.equal(row.trigger_data, JSON.stringify({ n: 2 }));
-  const tags = await t.db.kysely
-    .selectFrom('contact_tags')
-    .select('tag')
-    .where('account_id', '=', accountId)
-    .where('contact_id', '=', contactId)
-    .execute();
-  assert.deepEqual(
-    tags.map((r) => r.tag),
-    ['again'],
-  );
+  assert.deepEqual(await tagsOf(accountId, contactId), ['again']);
 });
 
 test('a delay changed since the campaign was seen: the restart waits the new delay', async () => {
@@ -196,8 +198,7 @@ test('concurrent triggers for one new email once the campaign is seen: one conta
   assert.equal(new Set(results.map((r) => r.body.leadId)).size, 1, 'one contact');
   assert.deepEqual(results.map((r) => r.body.status as string).sort(), ['queued', ...Array.from({ length: 11 }, () => 'rejected')]);
   const contactId = results[0]!.body.leadId as string;
-  const tags = await t.db.kysely.selectFrom('contact_tags').select('tag').where('contact_id', '=', contactId).execute();
-  assert.equal(tags.length, 12, 'every write applied once');
+  assert.equal((await tagsOf(accountId, contactId)).length, 12, 'every write applied once');
   assert.equal(await contactsNamed(accountId, email), 1);
 });
 
@@ -213,11 +214,5 @@ test('concurrent restarts decided before the read: one pending send, every write
   );
   const sends = await t.db.kysely.selectFrom('sends').select('status').where('campaign_id', '=', campaignId).execute();
   assert.deepEqual(sends, [{ status: 'pending' }]);
-  const tags = await t.db.kysely
-    .selectFrom('contact_tags')
-    .select('tag')
-    .where('account_id', '=', accountId)
-    .where('contact_id', '=', contactId)
-    .execute();
-  assert.equal(tags.length, 10, 'every write applied once');
+  assert.equal((await tagsOf(accountId, contactId)).length, 10, 'every write applied once');
 });

@@ -17,7 +17,7 @@ import {
 } from './trigger-lead-read.js';
 import { decideTrigger, type TriggerDecision } from './trigger-plan.js';
 import type { TriggerCampaign, TriggerContact } from './trigger-state.repo.js';
-import { sendColumns, sendRowValues } from './trigger-write.repo.js';
+import { sendColumns, sendRowOfKey, sendRowValues } from './trigger-write.repo.js';
 
 /** The texts of readOrWriteLeadTrigger, compiled once per shape of the lead's read and of each plan. */
 const STATEMENTS = new StatementShapes();
@@ -119,10 +119,7 @@ export async function readOrWriteLeadTrigger(
     if (pendingShape) {
       // The contact the read found, locked, still not opted out; then its send, still pending;
       // then the contact's update: the order of every trigger's writes (contact, then send).
-      // The send is found by its key in a subquery of its own, then updated by its row address:
-      // with `id = … and status = 'pending'` in the update itself, a generic plan made while the
-      // table was young (no statistics yet) scanned the whole pending-sends index instead. A
-      // send updated meanwhile is re-checked on its newest version (still pending) as before.
+      // The send is found by its key, then updated by its row address (sendRowOfKey).
       const restart = contactWriteParts(
         bindIn(bind, 'u'),
         pendingShape,
@@ -132,8 +129,7 @@ export async function readOrWriteLeadTrigger(
               and opted_out = 0 and exists (select 1 from seen where pending_id is not null) for update)`,
             sql`rs as (update sends set due_at = cast(${bind('restart.dueAt')} as bigint), trigger_data = cast(${bind('restart.triggerData')} as text),
                 updated_at = cast(${bind('restart.now')} as bigint)
-              where ctid = (select ctid from sends where id = (select pending_id from seen) limit 1)
-                and account_id = ${a} and status = 'pending' and exists (select 1 from lk) returning id)`,
+              where ${sendRowOfKey(sql`(select pending_id from seen)`)} and account_id = ${a} and status = 'pending' and exists (select 1 from lk) returning id)`,
           ],
           updateFound: sql`(select id from lk)`,
           requires: sql`exists (select 1 from rs)`,

@@ -29,11 +29,17 @@ export async function applyTriggerPlan(q: Tx, engine: Engine, plan: TriggerPlan)
 }
 
 /**
+ * The send of key `id`, as the condition of an update on PostgreSQL: found by its key in a
+ * subquery of its own, then updated by its row address. With `id = … and status = 'pending'` in
+ * the update itself, a generic plan made while the table was young (no statistics yet) scanned the
+ * whole pending-sends index. A row updated meanwhile is re-checked on its newest version against
+ * the update's other conditions (still pending), as before.
+ */
+export const sendRowOfKey = (id: unknown): RawBuilder<boolean> => sql<boolean>`ctid = (select ctid from sends where id = ${id} limit 1)`;
+
+/**
  * Still pending? Else a worker claimed it or it was cancelled: read again (re-entry may now reject).
- * PostgreSQL finds the send by its key in a subquery and updates the row found (its ctid), as the
- * restart decided before the read does (trigger-decided-first.repo.ts): with `id = … and status =
- * 'pending'` in the update itself, a generic plan made while the table was young scanned the whole
- * pending-sends index. A row updated meanwhile is re-checked on its newest version, as before.
+ * PostgreSQL's text finds the row as sendRowOfKey does.
  */
 const RESTART_PENDING_SEND = constantStatement<{ id: string }>(
   `update sends set due_at = ?, trigger_data = ?, updated_at = ? where account_id = ? and id = ? and status = 'pending' returning id`,
@@ -221,8 +227,7 @@ async function withContactOnPostgres(
                 and version = ${planned('version')} and ${optOutAsRead} for update)`,
               sql`r as (update sends set due_at = cast(${bind('restart.dueAt')} as bigint), trigger_data = cast(${bind('restart.triggerData')} as text),
                 updated_at = cast(${bind('restart.now')} as bigint)
-              where ctid = (select ctid from sends where id = ${bind('restart.sendId')} limit 1)
-                and account_id = ${bind('restart.accountId')} and status = 'pending' and exists (select 1 from lk) returning id)`,
+              where ${sendRowOfKey(bind('restart.sendId'))} and account_id = ${bind('restart.accountId')} and status = 'pending' and exists (select 1 from lk) returning id)`,
             ],
             requires: sql`exists (select 1 from r)`,
           }
