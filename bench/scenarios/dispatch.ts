@@ -1,7 +1,8 @@
+import type { Insertable } from 'kysely';
 import type { Logger } from 'pino';
 import type { Config } from '../../src/config.js';
 import { type Db, openDatabase } from '../../src/db/connect.js';
-import type { SendsTable } from '../../src/db/schema.js';
+import type { SendsRow } from '../../src/db/schema.js';
 import { inTransaction } from '../../src/db/transaction.js';
 import { SENDS_WAKEUP_CHANNEL } from '../../src/dispatcher/dispatcher.js';
 import { startHerald } from '../../src/herald.js';
@@ -189,7 +190,7 @@ async function queueAndWait(
 ): Promise<Outcome> {
   const db = workers.db;
   const createdAt = Date.now();
-  const rows: SendsTable[] = dueAts.map((dueAt, i) => ({
+  const rows: Insertable<SendsRow>[] = dueAts.map((dueAt, i) => ({
     id: newId('snd'),
     account_id: fixtures.accountId,
     campaign_id: campaignId,
@@ -197,6 +198,7 @@ async function queueAndWait(
     status,
     channel: 'email',
     due_at: dueAt,
+    wake_at: dueAt,
     lease_until: null,
     attempts: 0,
     reason: null,

@@ -22,6 +22,7 @@ import * as sendsProviderMessagePartial from './migrations/0020_sends_provider_m
 import * as contactsAccountCreatedDropped from './migrations/0021_contacts_account_created_dropped.js';
 import * as hotParentKeysDropped from './migrations/0022_hot_parent_keys_dropped.js';
 import * as sendsCounted from './migrations/0023_sends_counted.js';
+import * as sendsWakeAt from './migrations/0024_sends_wake_at.js';
 import type { Database } from './schema.js';
 
 /** Migrations are listed in code, so the compiled build and the test runner find the same set. */
@@ -49,6 +50,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0021_contacts_account_created_dropped': contactsAccountCreatedDropped,
   '0022_hot_parent_keys_dropped': hotParentKeysDropped,
   '0023_sends_counted': sendsCounted,
+  '0024_sends_wake_at': sendsWakeAt,
 };
 
 /** Every migration this build applies, in order (readiness checks the database has them all). */

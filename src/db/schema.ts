@@ -231,6 +231,13 @@ export interface SendsRow extends SendsTable {
   bounced_at: Generated<number | null>;
   /** A test send to an address other than the contact's (migration 0016); null otherwise. */
   test_to: Generated<string | null>;
+  /**
+   * When the dispatcher looks at a waiting send again (migration 0024): never after `due_at`. A
+   * new send's is its `due_at`; a Delay restart that moves `due_at` later leaves it, and a claim
+   * that finds the send awake but not yet due sets it to `due_at` (dispatch.repo.ts, rearmWoken).
+   * The default 0 (awake at once) is safe for a row written without it.
+   */
+  wake_at: Generated<number>;
 }
 
 export interface WebhookDeliveriesTable {

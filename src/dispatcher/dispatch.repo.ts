@@ -38,41 +38,56 @@ function queueStatement<T>(db: Db, statement: (q: Tx) => Promise<T>): Promise<T>
  * come, and sends whose worker's lease ran out (it died mid-send). `attempts` is bumped here:
  * it fences the outcome write of a worker whose lease was taken over.
  *
- * The pick reads each of the three kinds from the sends_due index (status, due_at) in due
- * order, at most `limit` of each, and keeps the `limit` earliest: a backlog of any size costs
- * the same as an empty queue (an OR of the three would sort every due send on each claim).
+ * The pick reads each of the three kinds from the sends_wake index (status, wake_at) in wake
+ * order, at most `limit` of each, and keeps the `limit` earliest due: a backlog of any size
+ * costs the same as an empty queue (an OR of the three would sort every due send on each claim).
+ * A waiting send is due when `due_at` has come; its `wake_at` is never later (schema.ts), so the
+ * index finds every due one. It steps over those a restart moved later only until rearmWoken,
+ * run with each claim, has set their `wake_at`.
  * It is a MATERIALIZED CTE so it runs exactly once: as an `IN (subquery)` PostgreSQL may re-run
  * it per row and, skipping its own updates, claim more than `limit`. On PostgreSQL each branch
  * locks its rows with SKIP LOCKED, so any number of workers share the queue and a picked row
  * cannot change before the update; on SQLite the statement is atomic (one writer).
  * Run on `q`, the claim's transaction on SQLite (dispatch-claim.ts); PostgreSQL's claim puts the
- * same two parts in its one statement (dispatch-claim.pg.ts).
+ * same parts in its one statement (dispatch-claim.pg.ts).
  */
 export async function claimIn(q: Tx, db: Db, now: number, leaseMs: number, limit: number): Promise<ClaimedSend[]> {
-  const result = await CLAIMS.run<ClaimedRow>(
-    q,
-    'claim',
-    claimValues(now, leaseMs, limit),
-    (bind) => sql`with ${pickDue(db, bind)} ${claimPicked(bind)}`,
-  );
+  const values = claimValues(now, leaseMs, limit);
+  await CLAIMS.run(q, 'rearm', values, (bind) => rearmWoken(db, bind));
+  const result = await CLAIMS.run<ClaimedRow>(q, 'claim', values, (bind) => sql`with ${pickDue(db, bind)} ${claimPicked(bind)}`);
   return result.rows.map(toClaimedSend);
 }
 
 /** The claim's statements, built and compiled once per engine (db/constant-statements.ts): the values are parameters. */
 export const CLAIMS = new StatementShapes();
 
-/** The values a claim's parts bind (pickDue, claimPicked). */
+/** The values a claim's parts bind (rearmWoken, pickDue, claimPicked). */
 export const claimValues = (now: number, leaseMs: number, limit: number) => ({ now, leaseUntil: now + leaseMs, limit });
+
+/**
+ * Waiting sends awake but not yet due (a restart moved `due_at` past `wake_at`) sleep again
+ * until `due_at` (values: claimValues): a send is re-armed once per wake time a restart
+ * outlived, not once per restart. On PostgreSQL a row a concurrent restart changed is
+ * re-checked on its newest version (the conditions are the update's own) and takes that
+ * version's `due_at`; one locked by a restart or another claim is left to the next claim.
+ */
+export function rearmWoken(db: Db, bind: Bind) {
+  const woken = sql`status in ('pending', 'queued') and wake_at <= ${bind('now')} and due_at > ${bind('now')}`;
+  return sql`update sends set wake_at = due_at where id in (select id from sends where ${woken} ${skipLocked(db)}) and ${woken}`;
+}
+
+/** On PostgreSQL, a row another transaction holds is passed over; SQLite has one writer. */
+const skipLocked = (db: Db) => (db.engine === 'postgres' ? sql`for update skip locked` : sql``);
 
 /** The `picked` CTE of a claim: the ids of up to `limit` claimable sends, earliest due first (values: claimValues). */
 export function pickDue(db: Db, bind: Bind) {
-  const lock = db.engine === 'postgres' ? sql`for update skip locked` : sql``;
   const kind = (name: string, due: RawBuilder<unknown>) =>
-    sql`select * from (select id, due_at from sends where ${due} order by due_at limit ${bind('limit')} ${lock}) ${sql.raw(name)}`;
+    sql`select * from (select id, due_at from sends where ${due} order by wake_at limit ${bind('limit')} ${skipLocked(db)}) ${sql.raw(name)}`;
+  const waiting = (status: SendStatus) => sql`status = ${sql.lit(status)} and wake_at <= ${bind('now')} and due_at <= ${bind('now')}`;
   return sql`picked as materialized (
       select id from (
-        ${kind('queued', sql`status = 'queued' and due_at <= ${bind('now')}`)}
-        union all ${kind('pending', sql`status = 'pending' and due_at <= ${bind('now')}`)}
+        ${kind('queued', waiting('queued'))}
+        union all ${kind('pending', waiting('pending'))}
         union all ${kind('expired', sql`status = 'sending' and lease_until <= ${bind('now')}`)}
       ) due order by due_at limit ${bind('limit')})`;
 }
@@ -105,10 +120,11 @@ export function toClaimedSend({ trigger_data, test_to, ...r }: ClaimedRow): Clai
 
 /** The earliest moment something becomes claimable (a due send, or a lease running out). */
 export async function nextDueAt(db: Queryable): Promise<number | undefined> {
-  // One statement (one round trip) for the three kinds, each its own indexed min().
+  // One statement (one round trip) for the three kinds, each its own indexed min(). A waiting
+  // send may wake before it is due: the claim then re-arms it (rearmWoken).
   const { rows } = await sql<{ pending: number | null; queued: number | null; leased: number | null }>`select
-      (select min(due_at) from sends where status = 'pending') as pending,
-      (select min(due_at) from sends where status = 'queued') as queued,
+      (select min(wake_at) from sends where status = 'pending') as pending,
+      (select min(wake_at) from sends where status = 'queued') as queued,
       (select min(lease_until) from sends where status = 'sending') as leased`.execute(kyselyOf(db));
   const row = rows[0];
   const times = [row?.pending, row?.queued, row?.leased].filter((t) => t !== null && t !== undefined).map(Number);
@@ -257,6 +273,6 @@ function valueRows(bind: Bind, rowCount: number, types: readonly string[]) {
 /** A temporary failure: back to the queue, due again at `dueAt`. */
 export async function requeue(db: Db, send: ClaimedSend, reason: string, dueAt: number, now: number) {
   await queueStatement(db, (q) =>
-    fenced(q, send).set({ status: 'queued', reason, due_at: dueAt, lease_until: null, updated_at: now }).execute(),
+    fenced(q, send).set({ status: 'queued', reason, due_at: dueAt, wake_at: dueAt, lease_until: null, updated_at: now }).execute(),
   );
 }

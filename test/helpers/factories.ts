@@ -192,6 +192,7 @@ export async function insertSend(
       status,
       channel: options.channel ?? 'email',
       due_at: at,
+      wake_at: at,
       lease_until: options.leaseUntil ?? null,
       attempts: options.attempts ?? 0,
       reason: null,

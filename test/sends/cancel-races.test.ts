@@ -71,7 +71,7 @@ describe('side by side, both engines', () => {
     await inRounds(async (s, round) => {
       // Due long ago: the earliest of the queue, so the claim below picks it even when other test
       // files left due sends in a shared database.
-      await t.db.kysely.updateTable('sends').set({ due_at: 0 }).where('id', '=', s.sendId).execute();
+      await t.db.kysely.updateTable('sends').set({ due_at: 0, wake_at: 0 }).where('id', '=', s.sendId).execute();
       // The claim starts 0 to 3 ms after the cancel, so that rounds see both orders.
       const claim = sleep(round % 4).then(() => claimBatch(t.db, Date.now(), 60_000, 100).then((batch) => batch.sends));
       const [cancel, claimed] = await Promise.all([s.cancel(), claim]);

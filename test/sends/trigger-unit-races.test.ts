@@ -84,7 +84,7 @@ test('a Delay re-trigger racing a worker claim never loses or duplicates the sen
     assert.equal(first.body.status, 'pending');
     // Due, and before anything else due in the shared database (the claim takes the earliest
     // one): a worker's claim and a restart (which moves it 10 minutes on) race for it.
-    await t.db.kysely.updateTable('sends').set({ due_at: 0 }).where('id', '=', first.body.sendId).execute();
+    await t.db.kysely.updateTable('sends').set({ due_at: 0, wake_at: 0 }).where('id', '=', first.body.sendId).execute();
     const [retrigger, claimed] = await Promise.all([
       api.post('/api/campaigns/trigger', { campaignId, lead }),
       claimBatch(t.db, Date.now(), 60_000, 1).then((batch) => batch.sends),

@@ -146,9 +146,9 @@ export type NewSend = Pick<
 };
 
 const INSERT_SEND = constantStatement(
-  `insert into sends (id, account_id, campaign_id, contact_id, status, channel, due_at, reason, to_address,
+  `insert into sends (id, account_id, campaign_id, contact_id, status, channel, due_at, wake_at, reason, to_address,
       created_at, updated_at, trigger_data, test, test_to, attempts)
-    values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)`,
+    values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)`,
 );
 
 /**
@@ -164,6 +164,7 @@ export async function insertSend(db: Queryable, send: NewSend): Promise<void> {
     send.contact_id,
     send.status,
     send.channel,
+    send.due_at,
     send.due_at,
     send.reason,
     send.to_address,

@@ -17,7 +17,7 @@ import {
 } from './trigger-lead-read.js';
 import { decideTrigger, type TriggerDecision } from './trigger-plan.js';
 import type { TriggerCampaign, TriggerContact } from './trigger-state.repo.js';
-import { sendColumns, sendRowOfKey, sendRowValues } from './trigger-write.repo.js';
+import { restartAssignmentsOf, sendColumns, sendRowOfKey, sendRowValues } from './trigger-write.repo.js';
 
 /** The texts of readOrWriteLeadTrigger, compiled once per shape of the lead's read and of each plan. */
 const STATEMENTS = new StatementShapes();
@@ -127,8 +127,7 @@ export async function readOrWriteLeadTrigger(
           before: [
             sql`lk as (select id from contacts where account_id = ${a} and id = (select contact_id from seen where opted_out = 0)
               and opted_out = 0 and exists (select 1 from seen where pending_id is not null) for update)`,
-            sql`rs as (update sends set due_at = cast(${bind('restart.dueAt')} as bigint), trigger_data = cast(${bind('restart.triggerData')} as text),
-                updated_at = cast(${bind('restart.now')} as bigint)
+            sql`rs as (update sends set ${restartAssignmentsOf(bind)}
               where ${sendRowOfKey(sql`(select pending_id from seen)`)} and account_id = ${a} and status = 'pending' and exists (select 1 from lk) returning id)`,
           ],
           updateFound: sql`(select id from lk)`,

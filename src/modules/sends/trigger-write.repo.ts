@@ -38,17 +38,33 @@ export async function applyTriggerPlan(q: Tx, engine: Engine, plan: TriggerPlan)
 export const sendRowOfKey = (id: unknown): RawBuilder<boolean> => sql<boolean>`ctid = (select ctid from sends where id = ${id} limit 1)`;
 
 /**
+ * What a Delay restart sets on PostgreSQL, bound from the call's group `restart`: the new due
+ * time, the call's data, and `wake_at` (when the dispatcher looks at the send again) only when
+ * the send is now due before it. A restart to a later time then changes no indexed value, so
+ * PostgreSQL updates the row in place of its indexes (a HOT update) instead of writing an entry
+ * in each of them; a claim re-arms a send it finds awake but not yet due (dispatch.repo.ts,
+ * rearmWoken).
+ */
+export function restartAssignmentsOf(bind: Bind): RawBuilder<unknown> {
+  const dueAt = sql`cast(${bind('restart.dueAt')} as bigint)`;
+  return sql`due_at = ${dueAt}, wake_at = least(wake_at, ${dueAt}), trigger_data = cast(${bind('restart.triggerData')} as text),
+    updated_at = cast(${bind('restart.now')} as bigint)`;
+}
+
+/**
  * Still pending? Else a worker claimed it or it was cancelled: read again (re-entry may now reject).
+ * It sets what restartAssignmentsOf sets (SQLite's scalar `min` is PostgreSQL's `least`);
  * PostgreSQL's text finds the row as sendRowOfKey does.
  */
 const RESTART_PENDING_SEND = constantStatement<{ id: string }>(
-  `update sends set due_at = ?, trigger_data = ?, updated_at = ? where account_id = ? and id = ? and status = 'pending' returning id`,
-  `update sends set due_at = $1, trigger_data = $2, updated_at = $3
-    where ctid = (select ctid from sends where id = $5 limit 1) and account_id = $4 and status = 'pending' returning id`,
+  `update sends set due_at = ?, wake_at = min(wake_at, ?), trigger_data = ?, updated_at = ?
+    where account_id = ? and id = ? and status = 'pending' returning id`,
+  `update sends set due_at = $1, wake_at = least(wake_at, $2), trigger_data = $3, updated_at = $4
+    where ctid = (select ctid from sends where id = $6 limit 1) and account_id = $5 and status = 'pending' returning id`,
 );
 
 async function restartPendingSend(q: Tx, plan: Extract<TriggerPlan, { kind: 'restart' }>): Promise<void> {
-  const { rows } = await RESTART_PENDING_SEND(q, [plan.dueAt, plan.triggerData, plan.now, plan.accountId, plan.sendId]);
+  const { rows } = await RESTART_PENDING_SEND(q, [plan.dueAt, plan.dueAt, plan.triggerData, plan.now, plan.accountId, plan.sendId]);
   if (rows.length === 0) throw new StaleRead('pending send');
 }
 
@@ -104,6 +120,7 @@ const SEND_COLUMNS = [
   'status',
   'channel',
   'due_at',
+  'wake_at',
   'reason',
   'to_address',
   'created_at',
@@ -126,6 +143,7 @@ export function sendRowValues(bind: Bind): RawBuilder<unknown> {
     text('contact_id'),
     text('status'),
     text('channel'),
+    bigint('due_at'),
     bigint('due_at'),
     text('reason'),
     text('to_address'),
@@ -225,8 +243,7 @@ async function withContactOnPostgres(
             before: [
               sql`lk as (select id from contacts where account_id = ${planned('accountId')} and id = ${planned('contactId')}
                 and version = ${planned('version')} and ${optOutAsRead} for update)`,
-              sql`r as (update sends set due_at = cast(${bind('restart.dueAt')} as bigint), trigger_data = cast(${bind('restart.triggerData')} as text),
-                updated_at = cast(${bind('restart.now')} as bigint)
+              sql`r as (update sends set ${restartAssignmentsOf(bind)}
               where ${sendRowOfKey(bind('restart.sendId'))} and account_id = ${bind('restart.accountId')} and status = 'pending' and exists (select 1 from lk) returning id)`,
             ],
             requires: sql`exists (select 1 from r)`,
