@@ -238,8 +238,10 @@ export interface QueueDepth {
 
 /**
  * The sends queue's depth for /metrics: due (claimable now), scheduled (due later), in flight.
- * A range scan of the (status, due time) index over the unfinished statuses only: finished
- * rows, the bulk of the table, are never read.
+ * A scan of the queue's index (status, wake_at) over the unfinished statuses only, answered from
+ * the index: finished rows, the bulk of the table, are never read. So "due" is by wake time: a send a
+ * restart moved later counts as due from its old due time until the next claim re-arms it
+ * (dispatch.repo.ts, rearmWoken), which a running dispatcher does as that time comes.
  */
 export async function sendQueueDepth(db: Queryable, now: number): Promise<QueueDepth> {
   const row = await kyselyOf(db)
@@ -249,7 +251,7 @@ export async function sendQueueDepth(db: Queryable, now: number): Promise<QueueD
         .sum<number>(
           eb
             .case()
-            .when(eb.and([eb('status', 'in', ['pending', 'queued']), eb('due_at', '<=', now)]))
+            .when(eb.and([eb('status', 'in', ['pending', 'queued']), eb('wake_at', '<=', now)]))
             .then(1)
             .else(0)
             .end(),
@@ -259,7 +261,7 @@ export async function sendQueueDepth(db: Queryable, now: number): Promise<QueueD
         .sum<number>(
           eb
             .case()
-            .when(eb.and([eb('status', 'in', ['pending', 'queued']), eb('due_at', '>', now)]))
+            .when(eb.and([eb('status', 'in', ['pending', 'queued']), eb('wake_at', '>', now)]))
             .then(1)
             .else(0)
             .end(),
