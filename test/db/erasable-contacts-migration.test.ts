@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Migrator, sql } from 'kysely';
 import { MIGRATIONS } from '../../src/db/migrate.js';
-import { withDatabase } from './migration-db.js';
+import { seedSendParents, withDatabase } from './migration-db.js';
 
 /**
  * 0012 lets a send outlive its contact (docs/decisions.md, Erasing a contact): the rows stay,
@@ -14,13 +14,7 @@ test('0012 keeps every send and constraint but the contact key, and down restore
     const migrator = new Migrator({ db, provider: { getMigrations: async () => MIGRATIONS }, migrationTableSchema: schema });
     assert.equal((await migrator.migrateTo('0011_bounces')).error, undefined);
     await sql`pragma foreign_keys = on`.execute(db).catch(() => undefined); // SQLite only; PostgreSQL always checks
-    await sql`insert into accounts (id, name, plan, created_at) values ('acc_1', 'A', 'free', 0)`.execute(db);
-    await sql`insert into contacts (id, account_id, name, archived, opted_out, metadata, created_at, updated_at)
-      values ('ld_1', 'acc_1', 'C', 0, 0, '{}', 0, 0)`.execute(db);
-    await sql`insert into campaigns (id, account_id, name, channel, schedule, mode, delay_seconds, reentry, cooldown_days, active,
-      whatsapp_params, webhook_secret, created_at, updated_at) values ('cmp_1', 'acc_1', 'N', 'email', 'api', 'delay', 60, 1, 0, 1, '[]', 'x', 0, 0)`.execute(
-      db,
-    );
+    await seedSendParents(db);
     const insertSend = (id: string, contact: string, status: string) =>
       sql`insert into sends (id, account_id, campaign_id, contact_id, status, channel, due_at, attempts, created_at, updated_at, bounced_at)
         values (${id}, 'acc_1', 'cmp_1', ${contact}, ${status}, 'email', 5, 0, 7, 9, 11)`.execute(db);

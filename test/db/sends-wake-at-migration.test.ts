@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Migrator, sql } from 'kysely';
 import { MIGRATIONS } from '../../src/db/migrate.js';
-import { withDatabase } from './migration-db.js';
+import { seedSendParents, withDatabase } from './migration-db.js';
 
 /**
  * 0024 moves the queue's index to `wake_at` (docs/decisions.md, "A restart leaves the queue's
@@ -14,13 +14,7 @@ test('0024 gives waiting sends their due time as wake time, and down restores th
   await withDatabase(async (db, schema) => {
     const migrator = new Migrator({ db, provider: { getMigrations: async () => MIGRATIONS }, migrationTableSchema: schema });
     assert.equal((await migrator.migrateTo('0023_sends_counted')).error, undefined);
-    await sql`insert into accounts (id, name, plan, created_at) values ('acc_1', 'A', 'free', 0)`.execute(db);
-    await sql`insert into contacts (id, account_id, name, archived, opted_out, metadata, created_at, updated_at)
-      values ('ld_1', 'acc_1', 'C', 0, 0, '{}', 0, 0)`.execute(db);
-    await sql`insert into campaigns (id, account_id, name, channel, schedule, mode, delay_seconds, reentry, cooldown_days, active,
-      whatsapp_params, webhook_secret, created_at, updated_at) values ('cmp_1', 'acc_1', 'N', 'email', 'api', 'delay', 60, 1, 0, 1, '[]', 'x', 0, 0)`.execute(
-      db,
-    );
+    await seedSendParents(db);
     const sends = [
       ['snd_pending', 'pending', 500],
       ['snd_queued', 'queued', 300],
