@@ -234,7 +234,8 @@ export interface SendsRow extends SendsTable {
   /**
    * When the dispatcher looks at a waiting send again (migration 0024): never after `due_at`. A
    * new send's is its `due_at`; a Delay restart that moves `due_at` later leaves it, and a claim
-   * that finds the send awake but not yet due sets it to `due_at` (dispatch.repo.ts, rearmWoken).
+   * that finds the send at the queue's front awake but not yet due sets it to `due_at`
+   * (dispatch.repo.ts, queueFront and rearmWoken).
    * The default 0 (awake at once) is safe for a row written without it.
    */
   wake_at: Generated<number>;

@@ -15,6 +15,7 @@ import {
   claimPicked,
   claimValues,
   pickDue,
+  queueFront,
   rearmWoken,
   toClaimedSend,
 } from './dispatch.repo.js';
@@ -23,8 +24,8 @@ import type { DueData } from './due-checks.js';
 /**
  * The PostgreSQL claim of a batch, with everything its due-time checks and its rendering read,
  * in ONE statement (one round trip instead of a claim transaction and a read transaction of a
- * dozen statements): the claim is a data-modifying CTE (after another that re-arms the sends
- * a restart moved later, dispatch.repo.ts rearmWoken), and the same statement reads, for the
+ * dozen statements): the claim is a data-modifying CTE (beside another that re-arms the sends
+ * at the queue's front that a restart moved later, dispatch.repo.ts rearmWoken), and the same statement reads, for the
  * sends it claims, their campaigns, their contacts' profiles (a query per table), their
  * receipts and the suppressed addresses among theirs, each as a JSON array of the rows the
  * SQLite path reads with separate statements (due-checks.ts readDueData). The rows are put
@@ -85,7 +86,7 @@ function claimStatement(db: Db, bind: Bind) {
        union all select p.phone from contact_phones p where p.contact_id = c.contact_id and p.account_id = c.account_id) a
      join suppressed_addresses s on s.account_id = c.account_id and s.channel = c.channel and s.address = a.address)`;
   return sql<ClaimRead>`
-    with rearmed as (${rearmWoken(db, bind)}), ${pickDue(db, bind)}, claimed as (${claimPicked(bind)})
+    with ${queueFront(db, bind)}, rearmed as (${rearmWoken(bind)}), ${pickDue(db, bind)}, claimed as (${claimPicked(bind)})
     select (select coalesce(json_agg(c order by c.due_at), '[]'::json) from claimed c) as sends,
            ${rowsOf(campaigns)} as campaigns,
            ${rowsOf(profiles.rows)} as rows,

@@ -1,4 +1,4 @@
-import { type RawBuilder, sql } from 'kysely';
+import { sql } from 'kysely';
 import type { Db } from '../db/connect.js';
 import { type Bind, StatementShapes } from '../db/constant-statements.js';
 import { kyselyOf, type Queryable } from '../db/queryable.js';
@@ -38,57 +38,74 @@ function queueStatement<T>(db: Db, statement: (q: Tx) => Promise<T>): Promise<T>
  * come, and sends whose worker's lease ran out (it died mid-send). `attempts` is bumped here:
  * it fences the outcome write of a worker whose lease was taken over.
  *
- * The pick reads each of the three kinds from the sends_wake index (status, wake_at) in wake
- * order, at most `limit` of each, and keeps the `limit` earliest due: a backlog of any size
- * costs the same as an empty queue (an OR of the three would sort every due send on each claim).
- * A waiting send is due when `due_at` has come; its `wake_at` is never later (schema.ts), so the
- * index finds every due one. It steps over those a restart moved later only until rearmWoken,
- * run with each claim, has set their `wake_at`.
- * It is a MATERIALIZED CTE so it runs exactly once: as an `IN (subquery)` PostgreSQL may re-run
- * it per row and, skipping its own updates, claim more than `limit`. On PostgreSQL each branch
- * locks its rows with SKIP LOCKED, so any number of workers share the queue and a picked row
- * cannot change before the update; on SQLite the statement is atomic (one writer).
- * Run on `q`, the claim's transaction on SQLite (dispatch-claim.ts); PostgreSQL's claim puts the
- * same parts in its one statement (dispatch-claim.pg.ts).
+ * A claim looks at the front of the queue and no further (queueFront): per waiting status the
+ * `limit` sends that wake first, read from the sends_wake index (status, wake_at). It re-arms
+ * those of them a restart moved later (rearmWoken) and claims the `limit` earliest due among
+ * the others and the expired leases (pickDue): a backlog of any size, due or woken, costs a
+ * claim the same as an empty queue. A claim whose front was all re-armed claims fewer than
+ * its limit; the next one finds the sends behind them.
+ * The front and the pick are MATERIALIZED CTEs so each runs exactly once: as an `IN
+ * (subquery)` PostgreSQL may re-run it per row and, skipping its own updates, claim more than
+ * `limit`. On PostgreSQL the front and the expired leases are locked with SKIP LOCKED, so any
+ * number of workers share the queue and a row looked at cannot change before the updates; on
+ * SQLite each statement is atomic (one writer).
+ * Run on `q`, the claim's transaction on SQLite (dispatch-claim.ts): the re-arm, then the claim
+ * on the front that is left. PostgreSQL's claim puts the same parts in its one statement
+ * (dispatch-claim.pg.ts).
  */
 export async function claimIn(q: Tx, db: Db, now: number, leaseMs: number, limit: number): Promise<ClaimedSend[]> {
   const values = claimValues(now, leaseMs, limit);
-  await CLAIMS.run(q, 'rearm', values, (bind) => rearmWoken(db, bind));
-  const result = await CLAIMS.run<ClaimedRow>(q, 'claim', values, (bind) => sql`with ${pickDue(db, bind)} ${claimPicked(bind)}`);
+  await CLAIMS.run(q, 'rearm', values, (bind) => sql`with ${queueFront(db, bind)} ${rearmWoken(bind)}`);
+  const result = await CLAIMS.run<ClaimedRow>(
+    q,
+    'claim',
+    values,
+    (bind) => sql`with ${queueFront(db, bind)}, ${pickDue(db, bind)} ${claimPicked(bind)}`,
+  );
   return result.rows.map(toClaimedSend);
 }
 
 /** The claim's statements, built and compiled once per engine (db/constant-statements.ts): the values are parameters. */
 export const CLAIMS = new StatementShapes();
 
-/** The values a claim's parts bind (rearmWoken, pickDue, claimPicked). */
+/** The values a claim's parts bind (queueFront, rearmWoken, pickDue, claimPicked). */
 export const claimValues = (now: number, leaseMs: number, limit: number) => ({ now, leaseUntil: now + leaseMs, limit });
 
 /**
- * Waiting sends awake but not yet due (a restart moved `due_at` past `wake_at`) sleep again
- * until `due_at` (values: claimValues): a send is re-armed once per wake time a restart
- * outlived, not once per restart. On PostgreSQL a row a concurrent restart changed is
- * re-checked on its newest version (the conditions are the update's own) and takes that
- * version's `due_at`; one locked by a restart or another claim is left to the next claim.
+ * The `front` CTE of a claim (values: claimValues): per waiting status, the `limit` sends awake
+ * (`wake_at` has come) that wake first, with their due time. A waiting send's `wake_at` is never
+ * after its `due_at` (schema.ts), so every due send is awake; the front's sends not yet due are
+ * the ones a restart moved later.
  */
-export function rearmWoken(db: Db, bind: Bind) {
-  const woken = sql`status in ('pending', 'queued') and wake_at <= ${bind('now')} and due_at > ${bind('now')}`;
-  return sql`update sends set wake_at = due_at where id in (select id from sends where ${woken} ${skipLocked(db)}) and ${woken}`;
+export function queueFront(db: Db, bind: Bind) {
+  const awake = (status: SendStatus) =>
+    sql`select * from (select id, due_at from sends where status = ${sql.lit(status)} and wake_at <= ${bind('now')}
+        order by wake_at limit ${bind('limit')} ${skipLocked(db)}) ${sql.raw(status)}`;
+  return sql`front as materialized (${awake('queued')} union all ${awake('pending')})`;
+}
+
+/**
+ * The front's sends not yet due sleep again until their `due_at` (values: claimValues): a send
+ * is re-armed once per wake time a restart outlived, not once per restart. Needs queueFront.
+ */
+export function rearmWoken(bind: Bind) {
+  return sql`update sends set wake_at = due_at where id in (select id from front where due_at > ${bind('now')})`;
 }
 
 /** On PostgreSQL, a row another transaction holds is passed over; SQLite has one writer. */
 const skipLocked = (db: Db) => (db.engine === 'postgres' ? sql`for update skip locked` : sql``);
 
-/** The `picked` CTE of a claim: the ids of up to `limit` claimable sends, earliest due first (values: claimValues). */
+/**
+ * The `picked` CTE of a claim: the ids of up to `limit` claimable sends, earliest due first: the
+ * front's due sends and the sends whose lease ran out (values: claimValues). Needs queueFront.
+ */
 export function pickDue(db: Db, bind: Bind) {
-  const kind = (name: string, due: RawBuilder<unknown>) =>
-    sql`select * from (select id, due_at from sends where ${due} order by wake_at limit ${bind('limit')} ${skipLocked(db)}) ${sql.raw(name)}`;
-  const waiting = (status: SendStatus) => sql`status = ${sql.lit(status)} and wake_at <= ${bind('now')} and due_at <= ${bind('now')}`;
+  const expired = sql`select * from (select id, due_at from sends where status = 'sending' and lease_until <= ${bind('now')}
+      order by wake_at limit ${bind('limit')} ${skipLocked(db)}) expired`;
   return sql`picked as materialized (
       select id from (
-        ${kind('queued', waiting('queued'))}
-        union all ${kind('pending', waiting('pending'))}
-        union all ${kind('expired', sql`status = 'sending' and lease_until <= ${bind('now')}`)}
+        select id, due_at from front where due_at <= ${bind('now')}
+        union all ${expired}
       ) due order by due_at limit ${bind('limit')})`;
 }
 

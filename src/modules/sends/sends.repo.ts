@@ -240,8 +240,9 @@ export interface QueueDepth {
  * The sends queue's depth for /metrics: due (claimable now), scheduled (due later), in flight.
  * A scan of the queue's index (status, wake_at) over the unfinished statuses only, answered
  * from the index: finished rows, the bulk of the table, are never read. So "due" is by wake
- * time: a send a restart moved later counts as due from its old due time until the next claim
- * re-arms it (dispatch.repo.ts, rearmWoken), which a running dispatcher does as that time comes.
+ * time: a send a restart moved later counts as due from its old due time until a claim finds it
+ * at the queue's front and re-arms it (dispatch.repo.ts, rearmWoken), which a dispatcher that
+ * keeps up does as that time comes.
  */
 export async function sendQueueDepth(db: Queryable, now: number): Promise<QueueDepth> {
   const row = await kyselyOf(db)

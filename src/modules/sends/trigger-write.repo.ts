@@ -42,8 +42,8 @@ export const sendRowOfKey = (id: unknown): RawBuilder<boolean> => sql<boolean>`c
  * time, the call's data, and `wake_at` (when the dispatcher looks at the send again) only when
  * the send is now due before it. A restart to a later time then changes no indexed value, so
  * PostgreSQL updates the row in place of its indexes (a HOT update) instead of writing an entry
- * in each of them; a claim re-arms a send it finds awake but not yet due (dispatch.repo.ts,
- * rearmWoken).
+ * in each of them; a claim re-arms a send it finds at the queue's front awake but not yet due
+ * (dispatch.repo.ts, rearmWoken).
  */
 export function restartAssignmentsOf(bind: Bind): RawBuilder<unknown> {
   const dueAt = sql`cast(${bind('restart.dueAt')} as bigint)`;
