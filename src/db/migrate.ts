@@ -23,6 +23,7 @@ import * as contactsAccountCreatedDropped from './migrations/0021_contacts_accou
 import * as hotParentKeysDropped from './migrations/0022_hot_parent_keys_dropped.js';
 import * as sendsCounted from './migrations/0023_sends_counted.js';
 import * as sendsWakeAt from './migrations/0024_sends_wake_at.js';
+import * as webhookDeliveriesDueId from './migrations/0025_webhook_deliveries_due_id.js';
 import type { Database } from './schema.js';
 
 /** Migrations are listed in code, so the compiled build and the test runner find the same set. */
@@ -51,6 +52,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0022_hot_parent_keys_dropped': hotParentKeysDropped,
   '0023_sends_counted': sendsCounted,
   '0024_sends_wake_at': sendsWakeAt,
+  '0025_webhook_deliveries_due_id': webhookDeliveriesDueId,
 };
 
 /** Every migration this build applies, in order (readiness checks the database has them all). */

@@ -1,7 +1,7 @@
-import { type ExpressionBuilder, type Insertable, sql } from 'kysely';
+import { type Insertable, type RawBuilder, sql } from 'kysely';
 import type { Db } from '../db/connect.js';
 import { kyselyOf, type Queryable } from '../db/queryable.js';
-import type { Database, WebhookDeliveriesTable } from '../db/schema.js';
+import type { WebhookDeliveriesTable } from '../db/schema.js';
 import { inStatement, inTransaction } from '../db/transaction.js';
 import { newId } from '../ids.js';
 
@@ -10,45 +10,42 @@ export type ClaimedDelivery = Pick<WebhookDeliveriesTable, 'id' | 'account_id' |
 /**
  * Claims up to `limit` due deliveries for this worker with one conditional UPDATE ...
  * RETURNING: pending rows whose time has come, and rows whose lease ran out (their worker
- * died). The rows are picked in a MATERIALIZED CTE so the pick runs exactly once: as an
+ * died). Each kind is read from the webhook_deliveries_due index (status, next_attempt_at, id)
+ * in claim order, at most `limit` of each, and the `limit` first of the two are kept: a backlog
+ * of any size costs a claim the same (an OR of the two sorted every due row on each claim,
+ * migration 0025). Ties on the due time go in creation order (ids are monotonic), so a send's
+ * URLs are tried in the order the campaign lists them.
+ * The rows are picked in a MATERIALIZED CTE so the pick runs exactly once: as an
  * `IN (subquery)`, PostgreSQL may plan a semi-join that re-runs the subquery per row, and
  * with SKIP LOCKED each re-run skips the rows just updated and picks new ones, claiming far
- * more than `limit`. On PostgreSQL the pick locks with SKIP LOCKED so workers on other
- * machines take other rows instead of waiting; the due condition is repeated in the outer
- * WHERE so a row another worker claimed meanwhile is never taken twice. SQLite has one
- * writer, so the statement alone is atomic. `attempts` goes up at the claim and fences the
- * outcome write. Ties on the due time go in creation order (ids are monotonic), so a send's
- * URLs are tried in the order the campaign lists them.
+ * more than `limit`. On PostgreSQL the pick locks its rows with SKIP LOCKED, so workers on
+ * other machines take other rows instead of waiting, and a row picked cannot change before
+ * the update (the lock is taken on its newest version, the due condition checked on it). The
+ * update names the picked ids only: a due condition repeated there let the planner read the
+ * whole due range of the index to join it. SQLite has one writer, so the statement alone is
+ * atomic. `attempts` goes up at the claim and fences the outcome write.
  */
 export async function claimDue(db: Db, now: number, leaseMs: number, limit: number): Promise<ClaimedDelivery[]> {
-  const due = (eb: ExpressionBuilder<Database, 'webhook_deliveries'>) =>
-    eb.or([
-      eb.and([eb('status', '=', 'pending'), eb('next_attempt_at', '<=', now)]),
-      eb.and([eb('status', '=', 'delivering'), eb('lease_until', '<', now)]),
-    ]);
+  const pending = sql`status = 'pending' and next_attempt_at <= ${now}`;
+  const expired = sql`status = 'delivering' and lease_until < ${now}`;
+  const skipLocked = db.engine === 'postgres' ? sql`for update skip locked` : sql``;
+  const kind = (name: string, due: RawBuilder<unknown>) =>
+    sql`select * from (select id, next_attempt_at from webhook_deliveries where ${due}
+        order by next_attempt_at, id limit ${limit} ${skipLocked}) ${sql.raw(name)}`;
   // A queue's own bookkeeping, as the sends queue's claims (dispatcher/dispatch.repo.ts QUEUE_WRITE):
   // a claim a power cut rolls back leaves the delivery claimable again (at least once).
   return inStatement(
     db,
-    (q) =>
-      q
-        .with(
-          (cte) => cte('picked').materialized(),
-          (q) =>
-            q
-              .selectFrom('webhook_deliveries')
-              .select('id')
-              .where(due)
-              .orderBy('next_attempt_at')
-              .orderBy('id')
-              .limit(limit)
-              .$if(db.engine === 'postgres', (q) => q.forUpdate().skipLocked()),
-        )
-        .updateTable('webhook_deliveries')
-        .set((eb) => ({ status: 'delivering', lease_until: now + leaseMs, attempts: eb('attempts', '+', 1), updated_at: now }))
-        .where((eb) => eb.and([eb('id', 'in', eb.selectFrom('picked').select('picked.id')), due(eb)]))
-        .returning(['id', 'account_id', 'campaign_id', 'url', 'payload', 'attempts'])
-        .execute(),
+    async (q) => {
+      const { rows } = await sql<ClaimedDelivery>`with picked as materialized (
+          select id from (${kind('pending', pending)} union all ${kind('expired', expired)}) due
+          order by next_attempt_at, id limit ${limit})
+        update webhook_deliveries
+           set status = 'delivering', lease_until = ${now + leaseMs}, attempts = attempts + 1, updated_at = ${now}
+         where id in (select id from picked)
+        returning id, account_id, campaign_id, url, payload, attempts`.execute(q);
+      return rows;
+    },
     'wal',
   );
 }

@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { sql } from 'kysely';
-import pg from 'pg';
-import { type Db, openDatabase } from '../../src/db/connect.js';
 import { claimBatch } from '../../src/dispatcher/dispatch-claim.js';
 import { insertSend, makeEmailCampaign, makeTenant } from '../helpers/factories.js';
 import { startService, type TestService } from '../helpers/harness.js';
+import { indexEntriesRead } from '../helpers/index-reads.js';
 
 /**
  * A claim looks at the front of the queue and no further (dispatch.repo.ts, queueFront): per
@@ -80,39 +79,9 @@ test('PostgreSQL: a claim reads its limit of the queue index, whatever the backl
     select 'snd_backlog_' || n, ${tenant.accountId}, ${campaignId}, 'ld_backlog_' || n, 'queued', 'email',
            cast(${due} as bigint), cast(${due} as bigint), 0, cast(${now} as bigint), cast(${now} as bigint)
       from generate_series(1, ${sql.lit(backlog)}) n`.execute(t.db.kysely);
-  const read = await wakeIndexReads(async (db) => {
+  const read = await indexEntriesRead(t.config, 'sends_wake', async (db) => {
     assert.equal((await claimBatch(db, now, 60_000, LIMIT)).sends.length, LIMIT);
   });
   // Each kind's front and the expired leases: at most LIMIT entries each, and what they step over.
   assert.ok(read <= 10 * LIMIT, `${read} entries of sends_wake read by one claim with ${backlog} due`);
 });
-
-/**
- * Entries of the sends_wake index that `work` read, on a database connection of its own: a
- * server process publishes its statistics when it ends, so the connection is closed first.
- */
-async function wakeIndexReads(work: (db: Db) => Promise<void>): Promise<number> {
-  const reads = async () => {
-    const client = new pg.Client({ connectionString: t.config.databaseUrl! });
-    await client.connect();
-    try {
-      const { rows } = await client.query(`select idx_tup_read::int as n from pg_stat_user_indexes where indexrelname = 'sends_wake'`);
-      return rows[0].n as number;
-    } finally {
-      await client.end();
-    }
-  };
-  const before = await reads();
-  const db = await openDatabase(t.config, { poolSize: 1 });
-  try {
-    await work(db);
-  } finally {
-    await db.close();
-  }
-  for (let i = 0; i < 50; i++) {
-    const after = await reads();
-    if (after > before) return after - before;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('the index statistics did not move');
-}
