@@ -25,10 +25,11 @@ import type { DueData } from './due-checks.js';
  * The PostgreSQL claim of a batch, with everything its due-time checks and its rendering read,
  * in ONE statement (one round trip instead of a claim transaction and a read transaction of a
  * dozen statements): the claim is a data-modifying CTE (beside another that re-arms the sends
- * at the queue's front that a restart moved later, dispatch.repo.ts rearmWoken), and the same statement reads, for the
- * sends it claims, their campaigns, their contacts' profiles (a query per table), their
- * receipts and the suppressed addresses among theirs, each as a JSON array of the rows the
- * SQLite path reads with separate statements (due-checks.ts readDueData). The rows are put
+ * at the queue's front that a restart moved later, dispatch.repo.ts queueFront and rearmWoken),
+ * and the same statement reads, for the sends it claims, their campaigns, their contacts'
+ * profiles (a query per table), their receipts and the suppressed addresses among theirs, each
+ * as a JSON array of the rows the SQLite path reads with separate statements (due-checks.ts
+ * readDueData). The rows are put
  * together by the same functions on both engines, and the rules that judge them are
  * verdictsOf's: only the reading differs.
  *
