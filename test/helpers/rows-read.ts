@@ -10,11 +10,11 @@ import { type Db, openDatabase } from '../../src/db/connect.js';
  * cost does not grow with a backlog.
  */
 export async function rowsRead(config: Config, table: string, work: (db: Db) => Promise<void>): Promise<number> {
-  const query = async (text: string) => {
+  const query = async (text: string, values: unknown[] = []) => {
     const client = new pg.Client({ connectionString: config.databaseUrl! });
     await client.connect();
     try {
-      return (await client.query(text, text.includes('$1') ? [table] : [])).rows;
+      return (await client.query(text, values)).rows;
     } finally {
       await client.end();
     }
