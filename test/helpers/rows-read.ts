@@ -19,9 +19,12 @@ export async function rowsRead(config: Config, table: string, work: (db: Db) => 
       await client.end();
     }
   };
-  const reads = async () =>
-    (await query(`select (seq_tup_read + coalesce(idx_tup_fetch, 0))::int as n from pg_stat_user_tables where relname = $1`))[0]
-      .n as number;
+  const reads = async () => {
+    const [row] = await query('select (seq_tup_read + coalesce(idx_tup_fetch, 0))::int as n from pg_stat_user_tables where relname = $1', [
+      table,
+    ]);
+    return row.n as number;
+  };
   await query(`analyze ${table}`);
   const before = await reads();
   const db = await openDatabase(config, { poolSize: 1 });
