@@ -3,6 +3,7 @@ import type { Db } from '../db/connect.js';
 import { type Bind, StatementShapes } from '../db/constant-statements.js';
 import { kyselyOf, type Queryable } from '../db/queryable.js';
 import type { SendStatus, SendsTable } from '../db/schema.js';
+import { skipLocked } from '../db/skip-locked.js';
 import { type Durability, inPriorityStatement, inStatement, type Tx } from '../db/transaction.js';
 import { parseStoredJson } from '../json-limits.js';
 
@@ -91,9 +92,6 @@ export function queueFront(db: Db, bind: Bind) {
 export function rearmWoken(bind: Bind) {
   return sql`update sends set wake_at = due_at where id in (select id from front where due_at > ${bind('now')})`;
 }
-
-/** On PostgreSQL, a row another transaction holds is passed over; SQLite has one writer. */
-const skipLocked = (db: Db) => (db.engine === 'postgres' ? sql`for update skip locked` : sql``);
 
 /**
  * The `picked` CTE of a claim: the ids of up to `limit` claimable sends, earliest due first: the

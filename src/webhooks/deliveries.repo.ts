@@ -2,6 +2,7 @@ import { type Insertable, type RawBuilder, sql } from 'kysely';
 import type { Db } from '../db/connect.js';
 import { kyselyOf, type Queryable } from '../db/queryable.js';
 import type { WebhookDeliveriesTable } from '../db/schema.js';
+import { skipLocked } from '../db/skip-locked.js';
 import { inStatement, inTransaction } from '../db/transaction.js';
 import { newId } from '../ids.js';
 
@@ -28,10 +29,9 @@ export type ClaimedDelivery = Pick<WebhookDeliveriesTable, 'id' | 'account_id' |
 export async function claimDue(db: Db, now: number, leaseMs: number, limit: number): Promise<ClaimedDelivery[]> {
   const pending = sql`status = 'pending' and next_attempt_at <= ${now}`;
   const expired = sql`status = 'delivering' and lease_until < ${now}`;
-  const skipLocked = db.engine === 'postgres' ? sql`for update skip locked` : sql``;
   const kind = (name: string, due: RawBuilder<unknown>) =>
     sql`select * from (select id, next_attempt_at from webhook_deliveries where ${due}
-        order by next_attempt_at, id limit ${limit} ${skipLocked}) ${sql.raw(name)}`;
+        order by next_attempt_at, id limit ${limit} ${skipLocked(db)}) ${sql.raw(name)}`;
   // A queue's own bookkeeping, as the sends queue's claims (dispatcher/dispatch.repo.ts QUEUE_WRITE):
   // a claim a power cut rolls back leaves the delivery claimable again (at least once).
   return inStatement(

@@ -152,6 +152,8 @@ export interface SendRowOptions {
   channel?: 'email' | 'whatsapp';
   /** created_at, updated_at and due_at (default now). */
   at?: number;
+  /** wake_at, when not `at` (a waiting send a restart moved later wakes before it is due). */
+  wakeAt?: number;
   /** updated_at, when not `at`. */
   updatedAt?: number;
   attempts?: number;
@@ -192,7 +194,7 @@ export async function insertSend(
       status,
       channel: options.channel ?? 'email',
       due_at: at,
-      wake_at: at,
+      wake_at: options.wakeAt ?? at,
       lease_until: options.leaseUntil ?? null,
       attempts: options.attempts ?? 0,
       reason: null,

@@ -26,9 +26,7 @@ const LIMIT = 2;
 async function pendingSends(accountId: string, campaignId: string, times: { wake: number; due: number }[]): Promise<string[]> {
   const ids: string[] = [];
   for (const { wake, due } of times) {
-    const { id } = await insertSend(t.db, accountId, campaignId, { status: 'pending', at: due });
-    await t.db.kysely.updateTable('sends').set({ wake_at: wake }).where('id', '=', id).execute();
-    ids.push(id);
+    ids.push((await insertSend(t.db, accountId, campaignId, { status: 'pending', at: due, wakeAt: wake })).id);
   }
   return ids;
 }
