@@ -7,6 +7,7 @@ import { type Config, DEFAULT_DATABASE_POOL_SIZE } from '../config.js';
 import { ClockCache } from '../lru.js';
 import { GroupStatements } from './group-statements.js';
 import { migrateToLatest } from './migrate.js';
+import { offLoopKysely, ReaderThreads } from './off-loop-reads.js';
 import { createOwnerOnly } from './owner-only-file.js';
 import { preparingClient } from './prepared-statements.js';
 import type { Database } from './schema.js';
@@ -22,6 +23,12 @@ export interface Db {
    * one of the pool's. SQLite: the one connection (priority comes from the commit queue).
    */
   readonly priority: Kysely<Database>;
+  /**
+   * Long reads that need no transaction and follow no write of their own (segment counts, the
+   * queue's depth): on SQLite, reader threads with connections of their own, off the event loop
+   * (db/off-loop-reads.ts); on PostgreSQL the pool, as `kysely`.
+   */
+  readonly reads: Kysely<Database>;
   readonly engine: Engine;
   /** PostgreSQL only: the connection pool, for its use in /metrics. */
   readonly pool?: pg.Pool;
@@ -87,14 +94,16 @@ function openSqlite(dataDir: string, onWriteOutsideTransaction?: (sql: string) =
   const strayWrites = onWriteOutsideTransaction && ((text: string) => opened.has(db) && onWriteOutsideTransaction(text));
   const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(file, strayWrites) }) });
   const walSync = new WalSync(`${path}-wal`);
+  const reads = offLoopKysely(new ReaderThreads(path));
   const db: Db = {
     kysely,
     priority: kysely,
+    reads,
     engine: 'sqlite',
     walSync,
     groupStatements: new GroupStatements(file),
     close: async () => {
-      await kysely.destroy();
+      await Promise.all([kysely.destroy(), reads.destroy()]);
       await walSync.close();
     },
   };
@@ -165,6 +174,7 @@ function openPostgres(url: string, poolSize: number, preparedStatements: boolean
   return {
     kysely,
     priority,
+    reads: kysely,
     engine: 'postgres',
     pool,
     close: async () => {

@@ -165,11 +165,12 @@ interface Depths {
 /**
  * Two counting queries (the queues' repositories), each a range scan of the (status, due time)
  * index over the unfinished statuses only: finished rows, the bulk of both tables, are never
- * read. A large backlog still costs a scan of it, so the result is kept a second.
+ * read. A large backlog (a million delayed sends) still costs a scan of it: the result is kept a
+ * second, and on SQLite the scan runs off the event loop (db.reads).
  */
 async function readQueueDepths(db: Db): Promise<Depths> {
   const now = Date.now();
-  const [sends, webhooks] = await Promise.all([sendQueueDepth(db, now), deliveryBacklog(db, now)]);
+  const [sends, webhooks] = await Promise.all([sendQueueDepth(db.reads, now), deliveryBacklog(db.reads, now)]);
   return { sends, webhooks };
 }
 

@@ -1,8 +1,9 @@
 import { once } from 'node:events';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import nodemailer from 'nodemailer';
 import { DEFAULT_SMTP_POOL_SIZE } from '../../config.js';
 import type { AcceptanceJournal, Accepted } from '../../db/acceptance-journal.js';
+import { startThread } from '../../threads.js';
 import type { BuiltMime } from './mime.js';
 import { sendBuilt } from './pool-send.js';
 import type { ThreadNotice, ThreadReply, ThreadSend } from './smtp-thread.js';
@@ -15,9 +16,6 @@ const CLOSE_GRACE_MS = 5_000;
  * left a little longer costs nothing; close() tells what is left).
  */
 const FORGET_EVERY_MS = 100;
-
-/** Run from the TypeScript sources (tests, benches): the thread loads them through tsx, as this thread does. */
-const FROM_SOURCES = import.meta.url.endsWith('.ts');
 
 /** Where the SMTP pool runs: the two below answer alike (the server's accepted list, or nodemailer's error fields). */
 export interface SmtpPool {
@@ -148,12 +146,7 @@ export class SmtpThreadPool implements SmtpPool {
   }
 
   #start(): Worker {
-    const worker = FROM_SOURCES
-      ? new Worker(THROUGH_TSX, {
-          eval: true,
-          workerData: { options: this.options, journal: this.journal?.path, entry: entryUrl('ts'), tsx: tsxApiUrl() },
-        })
-      : new Worker(new URL(entryUrl('js')), { workerData: { options: this.options, journal: this.journal?.path } });
+    const worker = startThread(import.meta.url, './smtp-thread', { options: this.options, journal: this.journal?.path });
     worker.unref();
     worker.on('message', (reply: ThreadReply) => this.#settle(worker, reply));
     worker.on('error', (err) => this.#ended(worker, err.message));
@@ -196,12 +189,3 @@ export class SmtpThreadPool implements SmtpPool {
     for (const { reject } of held) reject(Object.assign(new Error(message), { code: 'ECONNECTION' }));
   }
 }
-
-const entryUrl = (extension: 'ts' | 'js') => new URL(`./smtp-thread.${extension}`, import.meta.url).href;
-
-/** Node 20 does not pass `--import tsx` on to a thread: the thread registers tsx, then loads the entry. */
-const tsxApiUrl = () => import.meta.resolve('tsx/esm/api');
-const THROUGH_TSX = `
-const { workerData } = require('node:worker_threads');
-import(workerData.tsx).then(({ register }) => { register(); return import(workerData.entry); });
-`;

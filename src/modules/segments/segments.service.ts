@@ -43,9 +43,10 @@ export async function listSegments(db: Db, accountId: string): Promise<{ items: 
   const counts = await recentCounts(keys, now, async (missing) => {
     const list = missing.map((i) => segments[i]!.criteria as Criteria);
     const definitions = await repo.definitionsOf(db, accountId, referencesOf({ groups: list.flatMap((c) => c.groups) }));
-    // One count per segment, on the pool's connections at once on PostgreSQL: one statement
-    // counting them all measured slower on both engines (docs/decisions.md).
-    return Promise.all(list.map((criteria) => countSegmentContacts(db, accountId, db.engine, criteria, definitions, now)));
+    // One count per segment, side by side: on the pool's connections on PostgreSQL, on the
+    // reader threads on SQLite (db.reads). One statement counting them all measured slower on
+    // both engines (docs/decisions.md).
+    return Promise.all(list.map((criteria) => countSegmentContacts(db.reads, accountId, db.engine, criteria, definitions, now)));
   });
   const items = segments.map((segment, i) => ({ ...segment, count: counts[i]!.count, countedAt: iso(counts[i]!.countedAt) }));
   return { items };
@@ -85,9 +86,10 @@ async function evaluate(db: Db, accountId: string, criteria: Criteria, page: { l
   const after = decodeCursor(page.cursor);
   const definitions = await repo.definitionsOf(db, accountId, referencesOf(criteria));
   const now = Date.now();
+  // Both may read a whole table: off SQLite's event loop, side by side (db.reads).
   const [count, contacts] = await Promise.all([
-    countSegmentContacts(db, accountId, db.engine, criteria, definitions, now),
-    pageContactsWhere(db, accountId, criteriaConditions(db.engine, accountId, criteria, definitions, now), {
+    countSegmentContacts(db.reads, accountId, db.engine, criteria, definitions, now),
+    pageContactsWhere(db.reads, accountId, criteriaConditions(db.engine, accountId, criteria, definitions, now), {
       limit: page.limit ?? DEFAULT_PAGE,
       after,
     }),
@@ -115,5 +117,5 @@ export async function segmentContacts(db: Db, accountId: string, segmentId: stri
 /** The count alone (bench/admin-queries.ts measures it). */
 export async function countSegment(db: Db, accountId: string, criteria: Criteria, now = Date.now()): Promise<number> {
   const definitions = await repo.definitionsOf(db, accountId, referencesOf(criteria));
-  return countSegmentContacts(db, accountId, db.engine, criteria, definitions, now);
+  return countSegmentContacts(db.reads, accountId, db.engine, criteria, definitions, now);
 }
