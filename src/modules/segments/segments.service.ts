@@ -5,6 +5,7 @@ import { AppError } from '../../errors.js';
 import { DEFAULT_PAGE, decodeCursor } from '../../http/paging.js';
 import { newId } from '../../ids.js';
 import { parseStoredJson } from '../../json-limits.js';
+import { mapLimited } from '../../map-limited.js';
 import { iso } from '../../time.js';
 import { type ContactListItem, pageContactsWhere } from '../contacts/contacts.admin.service.js';
 import { recentCounts } from './segment-counts.js';
@@ -32,6 +33,14 @@ function checkName(raw: string): string {
 }
 
 /**
+ * Counts of the segment list under way at once. Each may read a whole table: all at once, a list
+ * of many segments would take every connection of the PostgreSQL pool from the API's requests,
+ * and on a 2-core machine six at once took longer than two at a time (docs/decisions.md). SQLite
+ * has READER_THREADS (two) readers.
+ */
+const LIST_COUNTS_AT_ONCE = 2;
+
+/**
  * The list, each segment with how many contacts it selects, counted within the last minute
  * (segment-counts.ts). The segments, one look-up of the definitions they all name (fields,
  * KPIs: two statements at most), then a count per segment not kept.
@@ -43,10 +52,11 @@ export async function listSegments(db: Db, accountId: string): Promise<{ items: 
   const counts = await recentCounts(keys, now, async (missing) => {
     const list = missing.map((i) => segments[i]!.criteria as Criteria);
     const definitions = await repo.definitionsOf(db, accountId, referencesOf({ groups: list.flatMap((c) => c.groups) }));
-    // One count per segment, side by side: on the pool's connections on PostgreSQL, on the
-    // reader threads on SQLite (db.reads). One statement counting them all measured slower on
-    // both engines (docs/decisions.md).
-    return Promise.all(list.map((criteria) => countSegmentContacts(db.reads, accountId, db.engine, criteria, definitions, now)));
+    // One count per segment, LIST_COUNTS_AT_ONCE at a time (db.reads: off SQLite's event loop).
+    // One statement counting them all measured slower on both engines (docs/decisions.md).
+    return mapLimited(list, LIST_COUNTS_AT_ONCE, (criteria) =>
+      countSegmentContacts(db.reads, accountId, db.engine, criteria, definitions, now),
+    );
   });
   const items = segments.map((segment, i) => ({ ...segment, count: counts[i]!.count, countedAt: iso(counts[i]!.countedAt) }));
   return { items };
