@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import Papa from 'papaparse';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { makeContact, makeSegment, randomEmail, uniq } from '../helpers/factories.js';
+import { recordStatements } from '../helpers/statements.js';
 import { assertError, signedIn } from './helpers.js';
 
 /** docs/admin-api.md, Contacts: the count of a search and the CSV export of a search or a segment. */
@@ -104,6 +105,36 @@ describe('CSV export', () => {
       rowsOf(res).map((r) => r[0]),
       [inIt.id],
     );
+  });
+
+  test('a segment larger than one page is exported whole, its pages never counted (PostgreSQL: the statements sent)', async () => {
+    const { panel, accountId } = await signedIn(t);
+    const made = new Set<string>();
+    for (let i = 0; i < 1005; i += 201) {
+      const batch = await Promise.all(
+        Array.from({ length: Math.min(201, 1005 - i) }, (_, j) => makeContact(t.db, accountId, { name: `Row ${i + j}`, tags: ['big'] })),
+      );
+      for (const c of batch) made.add(c.id);
+    }
+    await makeContact(t.db, accountId, { name: 'Not in it' });
+    const segment = await makeSegment(t.db, accountId, { name: 'Big', criteria: { tags: ['big'] } });
+    const recorder = process.env.DATABASE_URL ? recordStatements() : undefined;
+    try {
+      const { result: res, statements } = recorder
+        ? await recorder.during(() => panel.get(`/segments/${segment.id}/export`))
+        : { result: await panel.get(`/segments/${segment.id}/export`), statements: [] };
+      const rows = rowsOf(res);
+      assert.equal(rows.length, 1005);
+      assert.deepEqual(new Set(rows.map((r) => r[0])), made);
+      // Each page through the segment page's own evaluation counted the whole segment again.
+      assert.deepEqual(
+        statements.filter((text) => /count\(/i.test(text)),
+        [],
+      );
+      if (recorder) assert.equal(statements.filter((text) => /from "?segments"?/i.test(text)).length, 1, 'the segment read once');
+    } finally {
+      recorder?.restore();
+    }
   });
 
   test("cannot export another account's segment: 404", async () => {

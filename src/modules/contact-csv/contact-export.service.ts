@@ -1,7 +1,8 @@
 import type { Db } from '../../db/connect.js';
+import { decodeCursor } from '../../http/paging.js';
 import type { ContactListItem, ContactSearch } from '../contacts/contacts.admin.service.js';
 import { searchContacts } from '../contacts/contacts.admin.service.js';
-import { getSegment, segmentContacts } from '../segments/segments.service.js';
+import { segmentPages } from '../segments/segments.service.js';
 
 /**
  * Contacts read for a CSV export a page at a time: a file of 100,000 contacts never sits in
@@ -31,13 +32,10 @@ export function exportedContacts(
 
 /**
  * A segment's contacts as it evaluates now, newest first, through the segments service's own
- * evaluation. The segment is looked up first, so another account's or an unknown id answers
- * 404 before any of the file is sent.
+ * evaluation, uncounted. The segment is looked up first, so another account's or an unknown id
+ * answers 404 before any of the file is sent.
  */
 export async function exportedSegmentContacts(db: Db, accountId: string, segmentId: string) {
-  const segment = await getSegment(db, accountId, segmentId);
-  return {
-    name: segment.name,
-    contacts: walk((cursor) => segmentContacts(db, accountId, segmentId, { limit: EXPORT_PAGE, cursor })),
-  };
+  const { name, page } = await segmentPages(db, accountId, segmentId);
+  return { name, contacts: walk((cursor) => page({ limit: EXPORT_PAGE, after: decodeCursor(cursor) })) };
 }

@@ -2,7 +2,7 @@ import type { CriteriaInput, SegmentInput, Segment as SegmentView } from '../../
 import type { Db } from '../../db/connect.js';
 import type { SegmentsTable } from '../../db/schema.js';
 import { AppError } from '../../errors.js';
-import { DEFAULT_PAGE, decodeCursor } from '../../http/paging.js';
+import { DEFAULT_PAGE, decodeCursor, type Position } from '../../http/paging.js';
 import { newId } from '../../ids.js';
 import { parseStoredJson } from '../../json-limits.js';
 import { mapLimited } from '../../map-limited.js';
@@ -94,17 +94,36 @@ export async function getSegment(db: Db, accountId: string, segmentId: string): 
 /** How many contacts the criteria select, and one page of them (newest first); count and page run together. */
 async function evaluate(db: Db, accountId: string, criteria: Criteria, page: { limit?: number; cursor?: string }) {
   const after = decodeCursor(page.cursor);
-  const definitions = await repo.definitionsOf(db, accountId, referencesOf(criteria));
-  const now = Date.now();
+  const pages = await pagerOf(db, accountId, criteria, Date.now());
   // Both may read a whole table: off SQLite's event loop, side by side (db.reads).
-  const [count, contacts] = await Promise.all([
-    countSegmentContacts(db.reads, accountId, db.engine, criteria, definitions, now),
-    pageContactsWhere(db.reads, accountId, criteriaConditions(db.engine, accountId, criteria, definitions, now), {
-      limit: page.limit ?? DEFAULT_PAGE,
-      after,
-    }),
-  ]);
+  const [count, contacts] = await Promise.all([pages.count(), pages.page({ limit: page.limit ?? DEFAULT_PAGE, after })]);
   return { count, items: contacts.items, nextCursor: contacts.nextCursor };
+}
+
+/**
+ * The criteria evaluated at `now`, the definitions they name read once: the count, and the
+ * contacts page by page (newest first, keyset).
+ */
+async function pagerOf(db: Db, accountId: string, criteria: Criteria, now: number) {
+  const definitions = await repo.definitionsOf(db, accountId, referencesOf(criteria));
+  const conditions = criteriaConditions(db.engine, accountId, criteria, definitions, now);
+  return {
+    count: () => countSegmentContacts(db.reads, accountId, db.engine, criteria, definitions, now),
+    page: (page: { limit: number; after?: Position }) => pageContactsWhere(db.reads, accountId, conditions, page),
+  };
+}
+
+/**
+ * A segment's contacts page by page without counting them (the CSV export): the segment and its
+ * definitions read once, and every page evaluated at the same moment, so a window such as
+ * "within 90 days" does not move while the file is written. Each page through segmentContacts
+ * counted the whole segment again and read the segment again: a hundred counts for a
+ * 100,000-contact export.
+ */
+export async function segmentPages(db: Db, accountId: string, segmentId: string) {
+  const segment = await getSegment(db, accountId, segmentId);
+  const { page } = await pagerOf(db, accountId, segment.criteria as Criteria, Date.now());
+  return { name: segment.name, page };
 }
 
 /** `POST /segments/preview`: unsaved criteria, checked like saved ones. */
