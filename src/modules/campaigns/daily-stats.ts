@@ -52,13 +52,15 @@ export async function campaignDailyStats(
   const firstDay = today - days + 1;
   const since = firstDay * DAY_MS;
 
+  // Each reads the campaign's sends or engagements of the period: off SQLite's event loop (db.reads).
+  const { reads } = db;
   const [sent, error, processed, delivered, bounced, engagements] = await Promise.all([
-    campaignSendsByDay(db, accountId, campaignId, 'sent_at', since, 'sent'),
-    campaignSendsByDay(db, accountId, campaignId, 'updated_at', since, 'error'),
-    campaignSendsByDay(db, accountId, campaignId, 'processed_at', since),
-    campaignSendsByDay(db, accountId, campaignId, 'delivered_at', since),
-    campaignSendsByDay(db, accountId, campaignId, 'bounced_at', since),
-    countEngagementsByDay(db, accountId, campaignId, since),
+    campaignSendsByDay(reads, accountId, campaignId, 'sent_at', since, 'sent'),
+    campaignSendsByDay(reads, accountId, campaignId, 'updated_at', since, 'error'),
+    campaignSendsByDay(reads, accountId, campaignId, 'processed_at', since),
+    campaignSendsByDay(reads, accountId, campaignId, 'delivered_at', since),
+    campaignSendsByDay(reads, accountId, campaignId, 'bounced_at', since),
+    countEngagementsByDay(reads, accountId, campaignId, since),
   ]);
 
   const out: DailyStats[] = [];
