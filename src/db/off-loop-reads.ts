@@ -65,7 +65,8 @@ export class ReaderThreads {
 
   /** Each free reader takes the next waiting read. */
   #handOut(): void {
-    while (this.#waiting.length > 0) {
+    // Closed: an answer arriving while the threads are stopped starts none again.
+    while (!this.#closed && this.#waiting.length > 0) {
       const reader =
         this.#readers.find((r) => r.running === undefined) ?? (this.#readers.length < READER_THREADS ? this.#start() : undefined);
       if (!reader) return;
