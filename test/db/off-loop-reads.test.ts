@@ -70,3 +70,13 @@ test('SQLite: a statement that writes is refused there and changes nothing', asy
     /no transactions/,
   );
 });
+
+test('SQLite: closing the database fails the reads under way and refuses new ones', async (c) => {
+  if (t.db.engine !== 'sqlite') return c.skip('SQLite only');
+  const own = await openTestDatabase();
+  const underWay = assert.rejects(LONG_READ.execute(own.db.reads), /the database is closed/);
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  await own.close();
+  await underWay;
+  await assert.rejects(sql`select 1`.execute(own.db.reads), /destroyed|closed/);
+});
