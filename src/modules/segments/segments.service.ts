@@ -145,6 +145,5 @@ export async function segmentContacts(db: Db, accountId: string, segmentId: stri
 
 /** The count alone (bench/admin-queries.ts measures it). */
 export async function countSegment(db: Db, accountId: string, criteria: Criteria, now = Date.now()): Promise<number> {
-  const definitions = await repo.definitionsOf(db, accountId, referencesOf(criteria));
-  return countSegmentContacts(db.reads, accountId, db.engine, criteria, definitions, now);
+  return (await pagerOf(db, accountId, criteria, now)).count();
 }
