@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { sql } from 'kysely';
-import { inTransaction } from '../../src/db/transaction.js';
-import { makeTenant } from '../helpers/factories.js';
+import { inReadTransaction, inTransaction } from '../../src/db/transaction.js';
+import { exportedContacts } from '../../src/modules/contact-csv/contact-export.service.js';
+import { countContacts, searchContacts } from '../../src/modules/contacts/contacts.admin.service.js';
+import { makeContact, makeTenant } from '../helpers/factories.js';
 import { openTestDatabase, type TestDatabase } from '../helpers/harness.js';
 
 /**
@@ -79,4 +81,36 @@ test('SQLite: closing the database fails the reads under way and refuses new one
   await own.close();
   await underWay;
   await assert.rejects(sql`select 1`.execute(own.db.reads), /destroyed|closed/);
+});
+
+test('SQLite: the contact list, its count and its CSV export answer while the writing connection is held', async (c) => {
+  if (t.db.engine !== 'sqlite') return c.skip('SQLite only (on PostgreSQL the reads are the pool)');
+  const tenant = await makeTenant(t.db, t.config);
+  await makeContact(t.db, tenant.accountId, { email: 'held@example.com', name: 'Held Reader' });
+  // The one writing connection, held by an open read transaction until `release`: a read on it
+  // waits its turn; a read on db.reads does not.
+  let release!: () => void;
+  const held = inReadTransaction(t.db, () => new Promise<void>((resolve) => (release = resolve)));
+  const within = <T>(read: Promise<T>, what: string) =>
+    Promise.race([
+      read,
+      new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${what} waited for the writing connection`)), 2_000)),
+    ]);
+  try {
+    const page = await within(searchContacts(t.db, tenant.accountId, { q: 'held@' }), 'the contact search');
+    assert.deepEqual(
+      page.items.map((item) => item.email),
+      ['held@example.com'],
+    );
+    assert.deepEqual(await within(countContacts(t.db, tenant.accountId, { q: 'Reader' }), 'the contact count'), { count: 1 });
+    const exported = async () => {
+      const names: string[] = [];
+      for await (const contact of exportedContacts(t.db, tenant.accountId, {})) names.push(contact.name);
+      return names;
+    };
+    assert.deepEqual(await within(exported(), 'the CSV export'), ['Held Reader']);
+  } finally {
+    release();
+    await held;
+  }
 });
