@@ -1,5 +1,6 @@
 import type { CriteriaInput, SegmentInput, Segment as SegmentView } from '../../contract/admin/segments.js';
 import type { Db } from '../../db/connect.js';
+import { onOneCore } from '../../db/one-core-reads.js';
 import type { SegmentsTable } from '../../db/schema.js';
 import { AppError } from '../../errors.js';
 import { DEFAULT_PAGE, decodeCursor, type Position } from '../../http/paging.js';
@@ -52,10 +53,11 @@ export async function listSegments(db: Db, accountId: string): Promise<{ items: 
   const counts = await recentCounts(keys, now, async (missing) => {
     const list = missing.map((i) => segments[i]!.criteria as Criteria);
     const definitions = await repo.definitionsOf(db, accountId, referencesOf({ groups: list.flatMap((c) => c.groups) }));
-    // One count per segment, LIST_COUNTS_AT_ONCE at a time (db.reads: off SQLite's event loop).
-    // One statement counting them all measured slower on both engines (docs/decisions.md).
+    // One count per segment, LIST_COUNTS_AT_ONCE at a time (db.reads: off SQLite's event loop),
+    // each on one core of PostgreSQL (onOneCore). One statement counting them all measured
+    // slower on both engines (docs/decisions.md).
     return mapLimited(list, LIST_COUNTS_AT_ONCE, (criteria) =>
-      countSegmentContacts(db.reads, accountId, db.engine, criteria, definitions, now),
+      onOneCore(db.reads, db.engine, (q) => countSegmentContacts(q, accountId, db.engine, criteria, definitions, now)),
     );
   });
   const items = segments.map((segment, i) => ({ ...segment, count: counts[i]!.count, countedAt: iso(counts[i]!.countedAt) }));
