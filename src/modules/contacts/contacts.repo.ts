@@ -83,11 +83,29 @@ export async function addTags(db: Queryable, accountId: string, contactId: strin
   await ADD_TAGS(kyselyOf(db), [accountId, contactId, JSON.stringify(tags)]);
 }
 
+/** The tags as one JSON array (as ADD_TAGS). */
+const REMOVE_TAGS = constantStatement(
+  `delete from contact_tags where account_id = ? and contact_id = ? and tag in (select t.value from json_each(?) t)`,
+  `delete from contact_tags where account_id = $1 and contact_id = $2
+    and tag in (select t.value from json_array_elements_text(cast($3 as json)) as t(value))`,
+);
+
 export async function removeTags(db: Queryable, accountId: string, contactId: string, tags: string[]): Promise<void> {
-  await writeOn(db, (q) =>
-    q.deleteFrom('contact_tags').where('account_id', '=', accountId).where('contact_id', '=', contactId).where('tag', 'in', tags).execute(),
-  );
+  await writeOn(db, (q) => REMOVE_TAGS(q, [accountId, contactId, JSON.stringify(tags)]));
 }
+
+/**
+ * The values as one JSON array of [field id, stored JSON text] pairs, one text for any number of
+ * them (as ADD_TAGS): built once, not a query builder's tree per call.
+ */
+const UPSERT_FIELD_VALUES = constantStatement(
+  `insert into contact_field_values (account_id, contact_id, field_id, value)
+    select ?, ?, json_extract(v.value, '$[0]'), json_extract(v.value, '$[1]') from json_each(?) v where true
+    on conflict (contact_id, field_id) do update set value = excluded.value`,
+  `insert into contact_field_values (account_id, contact_id, field_id, value)
+    select cast($1 as text), cast($2 as text), v.value ->> 0, v.value ->> 1 from json_array_elements(cast($3 as json)) as v(value)
+    on conflict (contact_id, field_id) do update set value = excluded.value`,
+);
 
 export async function upsertFieldValues(
   db: Queryable,
@@ -95,24 +113,19 @@ export async function upsertFieldValues(
   contactId: string,
   values: { fieldId: string; json: string }[],
 ): Promise<void> {
-  await writeOn(db, (q) =>
-    q
-      .insertInto('contact_field_values')
-      .values(values.map((v) => ({ account_id: accountId, contact_id: contactId, field_id: v.fieldId, value: v.json })))
-      .onConflict((oc) => oc.columns(['contact_id', 'field_id']).doUpdateSet({ value: (eb) => eb.ref('excluded.value') }))
-      .execute(),
-  );
+  const pairs = JSON.stringify(values.map((v) => [v.fieldId, v.json]));
+  await writeOn(db, (q) => UPSERT_FIELD_VALUES(q, [accountId, contactId, pairs]));
 }
 
+/** The field ids as one JSON array (as ADD_TAGS). */
+const CLEAR_FIELD_VALUES = constantStatement(
+  `delete from contact_field_values where account_id = ? and contact_id = ? and field_id in (select f.value from json_each(?) f)`,
+  `delete from contact_field_values where account_id = $1 and contact_id = $2
+    and field_id in (select f.value from json_array_elements_text(cast($3 as json)) as f(value))`,
+);
+
 export async function clearFieldValues(db: Queryable, accountId: string, contactId: string, fieldIds: string[]): Promise<void> {
-  await writeOn(db, (q) =>
-    q
-      .deleteFrom('contact_field_values')
-      .where('account_id', '=', accountId)
-      .where('contact_id', '=', contactId)
-      .where('field_id', 'in', fieldIds)
-      .execute(),
-  );
+  await writeOn(db, (q) => CLEAR_FIELD_VALUES(q, [accountId, contactId, JSON.stringify(fieldIds)]));
 }
 
 /**
@@ -127,21 +140,24 @@ export async function addKpis(
   contactId: string,
   increments: { kpiId: string; micros: number }[],
 ): Promise<string[]> {
-  const rows = await writeOn(db, (q) =>
-    q
-      .insertInto('contact_kpis')
-      .values(increments.map((i) => ({ account_id: accountId, contact_id: contactId, kpi_id: i.kpiId, value_micros: i.micros })))
-      .onConflict((oc) =>
-        oc
-          .columns(['contact_id', 'kpi_id'])
-          .doUpdateSet({ value_micros: sql<number>`contact_kpis.value_micros + excluded.value_micros` })
-          .where(sql<boolean>`contact_kpis.value_micros + excluded.value_micros between ${-KPI_MAX_MICROS} and ${KPI_MAX_MICROS}`),
-      )
-      .returning('kpi_id')
-      .execute(),
-  );
+  const pairs = JSON.stringify(increments.map((i) => [i.kpiId, i.micros]));
+  const { rows } = await writeOn(db, (q) => ADD_KPIS(q, [accountId, contactId, pairs, -KPI_MAX_MICROS, KPI_MAX_MICROS]));
   return rows.map((r) => r.kpi_id);
 }
+
+/** The increments as one JSON array of [KPI id, micros] pairs (as UPSERT_FIELD_VALUES). */
+const ADD_KPIS = constantStatement<{ kpi_id: string }>(
+  `insert into contact_kpis (account_id, contact_id, kpi_id, value_micros)
+    select ?, ?, json_extract(k.value, '$[0]'), json_extract(k.value, '$[1]') from json_each(?) k where true
+    on conflict (contact_id, kpi_id) do update set value_micros = contact_kpis.value_micros + excluded.value_micros
+    where contact_kpis.value_micros + excluded.value_micros between ? and ?
+    returning kpi_id`,
+  `insert into contact_kpis (account_id, contact_id, kpi_id, value_micros)
+    select cast($1 as text), cast($2 as text), k.value ->> 0, cast(k.value ->> 1 as bigint) from json_array_elements(cast($3 as json)) as k(value)
+    on conflict (contact_id, kpi_id) do update set value_micros = contact_kpis.value_micros + excluded.value_micros
+    where contact_kpis.value_micros + excluded.value_micros between cast($4 as bigint) and cast($5 as bigint)
+    returning kpi_id`,
+);
 
 export async function insertNote(
   db: Queryable,
