@@ -11,8 +11,8 @@ import type { Database } from './schema.js';
  * so PgBouncer in transaction mode is fine. SQLite never plans parallel reads (and its reader
  * threads refuse transactions): the read runs as it is.
  *
- * The six-segment list of bench/admin-queries.ts on PostgreSQL, 2 cores, four alternated runs:
- * 188–200 / 205–214 ms p50 / p95 with this, 241–246 / 260–270 without (docs/decisions.md).
+ * The six-segment list of bench/admin-queries.ts on PostgreSQL, 2 cores, alternated runs:
+ * 215–237 / 235–279 ms p50 / p95 with this, 235–249 / 251–272 without (docs/decisions.md).
  */
 export function onOneCore<T>(db: Kysely<Database>, engine: Engine, read: (q: Kysely<Database>) => Promise<T>): Promise<T> {
   if (engine === 'sqlite') return read(db);

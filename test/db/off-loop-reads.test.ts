@@ -90,12 +90,24 @@ test('SQLite: the contact list, its count and its CSV export answer while the wr
   // The one writing connection, held by an open read transaction until `release`: a read on it
   // waits its turn; a read on db.reads does not.
   let release!: () => void;
-  const held = inReadTransaction(t.db, () => new Promise<void>((resolve) => (release = resolve)));
-  const within = <T>(read: Promise<T>, what: string) =>
-    Promise.race([
-      read,
-      new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${what} waited for the writing connection`)), 2_000)),
-    ]);
+  let held!: Promise<void>;
+  await new Promise<void>((opened) => {
+    held = inReadTransaction(t.db, () => {
+      opened();
+      return new Promise<void>((resolve) => (release = resolve));
+    });
+  });
+  const within = async <T>(read: Promise<T>, what: string) => {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${what} waited for the writing connection`)), 2_000);
+    });
+    try {
+      return await Promise.race([read, late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
   try {
     const page = await within(searchContacts(t.db, tenant.accountId, { q: 'held@' }), 'the contact search');
     assert.deepEqual(
