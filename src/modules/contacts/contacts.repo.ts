@@ -83,12 +83,18 @@ export async function addTags(db: Queryable, accountId: string, contactId: strin
   await ADD_TAGS(kyselyOf(db), [accountId, contactId, JSON.stringify(tags)]);
 }
 
-/** The tags as one JSON array (as ADD_TAGS). */
-const REMOVE_TAGS = constantStatement(
-  `delete from contact_tags where account_id = ? and contact_id = ? and tag in (select t.value from json_each(?) t)`,
-  `delete from contact_tags where account_id = $1 and contact_id = $2
-    and tag in (select t.value from json_array_elements_text(cast($3 as json)) as t(value))`,
-);
+/**
+ * The contact's rows of `table` whose `column` is one of a JSON array of values (as ADD_TAGS: one
+ * text for any number of them), deleted: tag removals and field clears.
+ */
+const deleteListed = (table: string, column: string) =>
+  constantStatement(
+    `delete from ${table} where account_id = ? and contact_id = ? and ${column} in (select j.value from json_each(?) j)`,
+    `delete from ${table} where account_id = $1 and contact_id = $2
+      and ${column} in (select j.value from json_array_elements_text(cast($3 as json)) as j(value))`,
+  );
+
+const REMOVE_TAGS = deleteListed('contact_tags', 'tag');
 
 export async function removeTags(db: Queryable, accountId: string, contactId: string, tags: string[]): Promise<void> {
   await writeOn(db, (q) => REMOVE_TAGS(q, [accountId, contactId, JSON.stringify(tags)]));
@@ -117,16 +123,25 @@ export async function upsertFieldValues(
   await writeOn(db, (q) => UPSERT_FIELD_VALUES(q, [accountId, contactId, pairs]));
 }
 
-/** The field ids as one JSON array (as ADD_TAGS). */
-const CLEAR_FIELD_VALUES = constantStatement(
-  `delete from contact_field_values where account_id = ? and contact_id = ? and field_id in (select f.value from json_each(?) f)`,
-  `delete from contact_field_values where account_id = $1 and contact_id = $2
-    and field_id in (select f.value from json_array_elements_text(cast($3 as json)) as f(value))`,
-);
+const CLEAR_FIELD_VALUES = deleteListed('contact_field_values', 'field_id');
 
 export async function clearFieldValues(db: Queryable, accountId: string, contactId: string, fieldIds: string[]): Promise<void> {
   await writeOn(db, (q) => CLEAR_FIELD_VALUES(q, [accountId, contactId, JSON.stringify(fieldIds)]));
 }
+
+/** The increments as one JSON array of [KPI id, micros] pairs (as UPSERT_FIELD_VALUES). */
+const ADD_KPIS = constantStatement<{ kpi_id: string }>(
+  `insert into contact_kpis (account_id, contact_id, kpi_id, value_micros)
+    select ?, ?, json_extract(k.value, '$[0]'), json_extract(k.value, '$[1]') from json_each(?) k where true
+    on conflict (contact_id, kpi_id) do update set value_micros = contact_kpis.value_micros + excluded.value_micros
+    where contact_kpis.value_micros + excluded.value_micros between ? and ?
+    returning kpi_id`,
+  `insert into contact_kpis (account_id, contact_id, kpi_id, value_micros)
+    select cast($1 as text), cast($2 as text), k.value ->> 0, cast(k.value ->> 1 as bigint) from json_array_elements(cast($3 as json)) as k(value)
+    on conflict (contact_id, kpi_id) do update set value_micros = contact_kpis.value_micros + excluded.value_micros
+    where contact_kpis.value_micros + excluded.value_micros between cast($4 as bigint) and cast($5 as bigint)
+    returning kpi_id`,
+);
 
 /**
  * Adds to the stored totals (micros) in the statement itself, never read-modify-write in
@@ -144,20 +159,6 @@ export async function addKpis(
   const { rows } = await writeOn(db, (q) => ADD_KPIS(q, [accountId, contactId, pairs, -KPI_MAX_MICROS, KPI_MAX_MICROS]));
   return rows.map((r) => r.kpi_id);
 }
-
-/** The increments as one JSON array of [KPI id, micros] pairs (as UPSERT_FIELD_VALUES). */
-const ADD_KPIS = constantStatement<{ kpi_id: string }>(
-  `insert into contact_kpis (account_id, contact_id, kpi_id, value_micros)
-    select ?, ?, json_extract(k.value, '$[0]'), json_extract(k.value, '$[1]') from json_each(?) k where true
-    on conflict (contact_id, kpi_id) do update set value_micros = contact_kpis.value_micros + excluded.value_micros
-    where contact_kpis.value_micros + excluded.value_micros between ? and ?
-    returning kpi_id`,
-  `insert into contact_kpis (account_id, contact_id, kpi_id, value_micros)
-    select cast($1 as text), cast($2 as text), k.value ->> 0, cast(k.value ->> 1 as bigint) from json_array_elements(cast($3 as json)) as k(value)
-    on conflict (contact_id, kpi_id) do update set value_micros = contact_kpis.value_micros + excluded.value_micros
-    where contact_kpis.value_micros + excluded.value_micros between cast($4 as bigint) and cast($5 as bigint)
-    returning kpi_id`,
-);
 
 export async function insertNote(
   db: Queryable,
