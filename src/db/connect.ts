@@ -9,6 +9,7 @@ import { GroupStatements } from './group-statements.js';
 import { migrateToLatest } from './migrate.js';
 import { offLoopKysely, ReaderThreads } from './off-loop-reads.js';
 import { createOwnerOnly } from './owner-only-file.js';
+import { GroupCommit, groupCommitPool } from './postgres-group-commit.js';
 import { preparingClient } from './prepared-statements.js';
 import type { Database } from './schema.js';
 import { WalSync } from './wal-sync.js';
@@ -29,9 +30,17 @@ export interface Db {
    * (db/off-loop-reads.ts); on PostgreSQL the pool, as `kysely`.
    */
   readonly reads: Kysely<Database>;
+  /**
+   * Where a statement that runs on its own, outside any transaction, goes: on PostgreSQL into
+   * a group commit with the statements that arrive with it (db/postgres-group-commit.ts; no transaction
+   * can begin on it); on SQLite, `kysely`.
+   */
+  readonly grouped: Kysely<Database>;
   readonly engine: Engine;
   /** PostgreSQL only: the connection pool, for its use in /metrics. */
   readonly pool?: pg.Pool;
+  /** PostgreSQL only: the group commit behind `grouped`, for what it counts. */
+  readonly groupCommit?: GroupCommit;
   /** SQLite only: the WAL's fsync off the event loop, for group commits (db/wal-sync.ts). */
   readonly walSync?: WalSync;
   /** SQLite only: the group commit's own statements, run without Kysely (db/group-statements.ts). */
@@ -99,6 +108,7 @@ function openSqlite(dataDir: string, onWriteOutsideTransaction?: (sql: string) =
     kysely,
     priority: kysely,
     reads,
+    grouped: kysely,
     engine: 'sqlite',
     walSync,
     groupStatements: new GroupStatements(file),
@@ -164,6 +174,8 @@ function openPostgres(url: string, poolSize: number, preparedStatements: boolean
   pool.on('error', () => undefined);
   pool.on('connect', (client) => client.on('error', () => undefined));
   const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const groupCommit = new GroupCommit(pool);
+  const grouped = new Kysely<Database>({ dialect: new PostgresDialect({ pool: groupCommitPool(groupCommit) }) });
   // Connections kept open for priority writes (outcomes finishing together write side by
   // side): opened on first use (API-only processes never do), replaced after a lost connection
   // (the same 'error' listeners as above).
@@ -175,10 +187,12 @@ function openPostgres(url: string, poolSize: number, preparedStatements: boolean
     kysely,
     priority,
     reads: kysely,
+    grouped,
     engine: 'postgres',
     pool,
+    groupCommit,
     close: async () => {
-      await Promise.all([kysely.destroy(), priority.destroy()]);
+      await Promise.all([grouped.destroy(), kysely.destroy(), priority.destroy()]);
     },
   };
 }

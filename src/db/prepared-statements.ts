@@ -96,6 +96,11 @@ export function preparingClient(): typeof pg.Client {
       return name === undefined ? super.query(text, values) : this.queryNamed(name, text, values);
     }
 
+    /** The name `text` runs under, or undefined while it runs unnamed (a group commit names its statements with it). */
+    statementName(text: string): string | undefined {
+      return names.nameOf(text);
+    }
+
     private async queryNamed(name: string, text: string, values: unknown[]): Promise<unknown> {
       try {
         return await this.submitNamed(name, text, values);

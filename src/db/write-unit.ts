@@ -53,6 +53,9 @@ const ATTEMPTS = 8;
  * arrived with it), where nothing can change between the read and the write: the guards
  * always pass there. `transaction: true` (a request with an Idempotency-Key, whose answer is
  * stored with its effect) runs it in a transaction on PostgreSQL too.
+ *
+ * The first attempt's statements on PostgreSQL go through the group commit (db/postgres-group-commit.ts):
+ * under load, the statements of several requests share one write and one commit.
  */
 export async function inWriteUnit<T>(
   db: Db,
@@ -65,7 +68,7 @@ export async function inWriteUnit<T>(
   // guards (SELECT ... FOR UPDATE) keeps the lock to the commit and the guard cannot fail.
   const run = (attempt: number) =>
     db.engine === 'postgres' && !options.transaction && attempt === 1
-      ? unit(db.kysely, { lockFirst: false })
+      ? unit(db.grouped, { lockFirst: false })
       : inTransaction(db, (tx) => unit(tx, { lockFirst: db.engine === 'postgres' }));
   for (let attempt = 1; ; attempt++) {
     try {

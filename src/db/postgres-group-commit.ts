@@ -1,0 +1,176 @@
+import type { PostgresPool, PostgresPoolClient } from 'kysely';
+import pg from 'pg';
+import { type GroupedStatement, preparedValues, StatementGroup } from './statement-group.js';
+
+/**
+ * Group commit on PostgreSQL (issue 12): the statements that public writes run on their own
+ * (autocommit: write-unit.ts's first attempt) and that arrive while earlier ones are in flight
+ * are sent together, in one write on one connection, and committed as ONE transaction.
+ *
+ * Why: each autocommit statement costs a commit (a WAL flush the server waits for) and a round
+ * trip (a socket write in Node and a wake-up of a server process). On the 2-core VM those, not
+ * the statements' own work, were most of a lead create's cost on both sides: measured with
+ * pgbench, five creates per transaction ran 2.4 times as many creates per CPU-second as one per
+ * transaction. SQLite has done the same since the start (db/transaction.ts).
+ *
+ * How: a statement goes out at once, alone and unchanged, while fewer than MAX_GROUPS_IN_FLIGHT
+ * groups are running; otherwise it waits for one to finish and leaves with every statement that
+ * waited (at most MAX_GROUP_SIZE). No timer: an idle service sends every statement alone.
+ *
+ * A group answers its callers only once it has committed. A statement of a group sees what the
+ * statements before it in the group wrote (one transaction), which is what it would have seen
+ * had they committed just before it: the group commits all of them or none. When the server
+ * refuses one statement (a lost race on a unique key, a deadlock) the group is rolled back and
+ * each of its statements runs again on its own, so each caller gets what its statement alone
+ * gets, and a lost race is handled where it was before (write-unit.ts). A lost connection or a
+ * server shutting down is the error of every statement of the group, run again by nobody: the
+ * group may have committed, exactly as a single statement may have (the caller's retry,
+ * idempotent with an Idempotency-Key, is the answer for both).
+ */
+
+/** Groups running at once, each on its own connection of the pool. */
+export const MAX_GROUPS_IN_FLIGHT = 2;
+/** Statements in one group at most: a bound on what one rollback sends back to run alone. */
+export const MAX_GROUP_SIZE = 64;
+
+interface Waiting extends GroupedStatement {
+  resolve(result: pg.QueryResult): void;
+  reject(err: unknown): void;
+}
+
+/** How the group commit has grouped so far (tests, and a measure of what it does under load). */
+export interface GroupCommitCounts {
+  /** Statements sent in groups of two or more. */
+  grouped: number;
+  /** Groups of two or more sent. */
+  groups: number;
+  /** Groups rolled back by the server, whose statements ran again alone. */
+  rolledBack: number;
+}
+
+/** A client of the pool that can name its statements (prepared-statements.ts's PreparingClient). */
+interface NamingClient {
+  statementName?(text: string): string | undefined;
+}
+
+export class GroupCommit {
+  private readonly waiting: Waiting[] = [];
+  private inFlight = 0;
+  readonly counts: GroupCommitCounts = { grouped: 0, groups: 0, rolledBack: 0 };
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly maxInFlight = MAX_GROUPS_IN_FLIGHT,
+  ) {}
+
+  /** Runs one autocommit statement, in a group when others are waiting. */
+  query(text: string, values: readonly unknown[] = []): Promise<pg.QueryResult> {
+    if (/^\s*(begin|start\s+transaction)\b/i.test(text)) {
+      return Promise.reject(new Error('a transaction cannot run in a group commit: use the pool (db.kysely)'));
+    }
+    let prepared: unknown[];
+    try {
+      prepared = preparedValues(values);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return new Promise((resolve, reject) => {
+      this.waiting.push({ text, values: prepared, name: undefined, resolve, reject });
+      this.pump();
+    });
+  }
+
+  private pump(): void {
+    while (this.inFlight < this.maxInFlight && this.waiting.length > 0) {
+      const group = this.waiting.splice(0, MAX_GROUP_SIZE);
+      this.inFlight++;
+      void this.run(group).finally(() => {
+        this.inFlight--;
+        this.pump();
+      });
+    }
+  }
+
+  private async run(group: Waiting[]): Promise<void> {
+    if (group.length === 1) return this.alone(group[0]!);
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (err) {
+      for (const statement of group) statement.reject(err);
+      return;
+    }
+    const naming = client as unknown as NamingClient;
+    for (const statement of group) statement.name = naming.statementName?.(statement.text);
+    let results: pg.QueryResult[];
+    try {
+      results = await submit(client, group);
+    } catch (err) {
+      const rolledBack = isRolledBack(err);
+      client.release(rolledBack ? undefined : (err as Error));
+      if (!rolledBack) {
+        for (const statement of group) statement.reject(err);
+        return;
+      }
+      this.counts.rolledBack++;
+      await Promise.all(group.map((statement) => this.alone(statement)));
+      return;
+    }
+    client.release();
+    this.counts.groups++;
+    this.counts.grouped += group.length;
+    group.forEach((statement, i) => statement.resolve(results[i]!));
+  }
+
+  /** One statement on a connection of its own, as Kysely runs it on the pool (named when prepared statements are on). */
+  private async alone(statement: Waiting): Promise<void> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (err) {
+      statement.reject(err);
+      return;
+    }
+    try {
+      // (text, values) and no callback: the form prepared-statements.ts names (pool.query adds a callback).
+      statement.resolve(await client.query(statement.text, statement.values));
+    } catch (err) {
+      statement.reject(err);
+    } finally {
+      client.release();
+    }
+  }
+}
+
+function submit(client: pg.PoolClient, statements: readonly GroupedStatement[]): Promise<pg.QueryResult[]> {
+  return new Promise((resolve, reject) => {
+    const group = new StatementGroup(statements);
+    group.callback = (err, results) => (err ? reject(err) : resolve(results!));
+    (client as unknown as { query(submittable: StatementGroup): void }).query(group);
+  });
+}
+
+/**
+ * True for an error the server answered inside the group's transaction: a statement refused,
+ * after which the server discards the rest up to the Sync and rolls the whole transaction back.
+ * A lost connection, a FATAL error (a shutdown: class 57P, a connection failure: 08) or an
+ * internal or system one (XX, 58) leaves the outcome unknown. The severity is in the server's
+ * own language; the codes are not.
+ */
+function isRolledBack(err: unknown): boolean {
+  if (!(err instanceof pg.DatabaseError)) return false;
+  return !/^(08|57P|58|XX)/.test(err.code ?? '') && err.severity !== 'FATAL' && err.severity !== 'PANIC';
+}
+
+/**
+ * The pool Kysely sees for db.grouped: every connection it asks for is the group commit itself
+ * (Kysely runs one statement per acquire outside a transaction, and keeps no state of its own
+ * on the client). A transaction begun on it is refused by GroupCommit.query.
+ */
+export function groupCommitPool(group: GroupCommit): PostgresPool {
+  const client: PostgresPoolClient = {
+    query: ((text: string, values: readonly unknown[]) => group.query(text, values)) as unknown as PostgresPoolClient['query'],
+    release: () => undefined,
+  };
+  return { connect: async () => client, end: async () => undefined };
+}
