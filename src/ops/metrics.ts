@@ -116,6 +116,31 @@ export class HeraldMetrics {
       });
       new client.Gauge({ name: 'herald_db_pool_max', help: 'PostgreSQL pool size of this process', registers }).set(pool.options.max ?? 10);
     }
+    const groupCommit = db.groupCommit;
+    if (groupCommit) {
+      // Read from the group commit's own counts at each scrape (db/postgres-group-commit.ts).
+      const counts = groupCommit.counts;
+      new client.Counter({
+        name: 'herald_db_group_commits_total',
+        help: 'PostgreSQL group commits of two or more write statements by this process: committed, or rolled_back (each statement then ran alone)',
+        labelNames: ['outcome'],
+        registers,
+        collect() {
+          this.reset();
+          this.inc({ outcome: 'committed' }, counts.groups);
+          this.inc({ outcome: 'rolled_back' }, counts.rolledBack);
+        },
+      });
+      new client.Counter({
+        name: 'herald_db_grouped_statements_total',
+        help: 'Write statements of this process committed in a PostgreSQL group commit with others (the rest ran alone)',
+        registers,
+        collect() {
+          this.reset();
+          this.inc(counts.grouped);
+        },
+      });
+    }
   }
 
   /** `route` is the route's pattern (`/t/c/:token`), never the URL: no ids, tokens or keys in a label. */

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { sql } from 'kysely';
 import { openPixelUrl } from '../../src/modules/tracking/tracking-token.js';
 import { SmtpSink } from '../fakes/smtp-sink.js';
 import { WebhookReceiver } from '../fakes/webhook-receiver.js';
@@ -106,6 +107,23 @@ describe('GET /metrics', () => {
     assert.ok(samples.some((s) => s.name === 'herald_db_pool_connections' && s.labels.state === 'idle'));
     assert.ok(samples.some((s) => s.name === 'herald_db_pool_waiting'));
     assert.equal(sampleValue(samples, 'herald_db_pool_max'), 10);
+  });
+
+  test("PostgreSQL's group commits are counted; SQLite has none", async () => {
+    const groupSeries = (samples: { name: string }[]) => samples.filter((s) => /^herald_db_group(ed)?_/.test(s.name));
+    if (t.db.engine === 'sqlite') return assert.deepEqual(groupSeries((await scrape(t.app)).samples), []);
+    const before = (await scrape(t.app)).samples;
+    // Statements that arrive while every group slot is held by a slow one leave as one group.
+    const holders = [0, 1].map(() => sql`select pg_sleep(0.2)`.execute(t.db.grouped));
+    await Promise.all([...holders, ...[1, 2, 3].map((n) => sql`select ${n}::int as n`.execute(t.db.grouped))]);
+    const afterwards = (await scrape(t.app)).samples;
+    const committed = (samples: typeof before) => sampleValue(samples, 'herald_db_group_commits_total', { outcome: 'committed' });
+    assert.equal(committed(afterwards), committed(before) + 1);
+    assert.equal(
+      sampleValue(afterwards, 'herald_db_grouped_statements_total'),
+      sampleValue(before, 'herald_db_grouped_statements_total') + 3,
+    );
+    assert.equal(sampleValue(afterwards, 'herald_db_group_commits_total', { outcome: 'rolled_back' }), t.db.groupCommit!.counts.rolledBack);
   });
 
   test('HTTP series are labelled by route pattern: no id, token or key reaches a label', async () => {
