@@ -13,9 +13,10 @@ import { type GroupedStatement, preparedValues, StatementGroup } from './stateme
  * pgbench, five creates per transaction ran 2.4 times as many creates per CPU-second as one per
  * transaction. SQLite has done the same since the start (db/transaction.ts).
  *
- * How: a statement goes out at once, alone and unchanged, while fewer than MAX_GROUPS_IN_FLIGHT
- * groups are running; otherwise it waits for one to finish and leaves with every statement that
- * waited (at most MAX_GROUP_SIZE). No timer: an idle service sends every statement alone.
+ * How: a statement goes out at once, alone and unchanged, while no group is running (one that has
+ * run for STALLED_GROUP_MS does not count); otherwise it waits for the group to finish and leaves
+ * with every statement that waited (at most MAX_GROUP_SIZE). No delay is added: an idle service
+ * sends every statement alone, at once.
  *
  * A group answers its callers only once it has committed. A statement of a group sees what the
  * statements before it in the group wrote (one transaction), which is what it would have seen
@@ -28,8 +29,19 @@ import { type GroupedStatement, preparedValues, StatementGroup } from './stateme
  * idempotent with an Idempotency-Key, is the answer for both).
  */
 
-/** Groups running at once, each on its own connection of the pool. */
-export const MAX_GROUPS_IN_FLIGHT = 2;
+/**
+ * Groups running at once, each on its own connection of the pool, unless one has stalled. One
+ * makes the largest groups: measured on the peers harness's lines, 30–45% less server CPU and
+ * 15–30% less API CPU per request than two.
+ */
+export const MAX_GROUPS_IN_FLIGHT = 1;
+/**
+ * A group running this long has stalled (a statement waiting for a row lock that a transaction
+ * holds, or a slow one) and no longer holds the others back: the next group starts beside it.
+ */
+export const STALLED_GROUP_MS = 20;
+/** Groups running at once, stalled ones included (each holds a connection of the pool). */
+export const MAX_GROUPS_STALLED = 4;
 /** Statements in one group at most: a bound on what one rollback sends back to run alone. */
 export const MAX_GROUP_SIZE = 64;
 
@@ -55,13 +67,13 @@ interface NamingClient {
 
 export class GroupCommit {
   private readonly waiting: Waiting[] = [];
-  private inFlight = 0;
+  /** When each running group started (performance.now()). */
+  private readonly running = new Set<{ startedAt: number }>();
+  /** Set while statements wait behind a group that may stall: pump() again when it would have. */
+  private stallCheck: NodeJS.Timeout | undefined;
   readonly counts: GroupCommitCounts = { grouped: 0, groups: 0, rolledBack: 0 };
 
-  constructor(
-    private readonly pool: pg.Pool,
-    private readonly maxInFlight = MAX_GROUPS_IN_FLIGHT,
-  ) {}
+  constructor(private readonly pool: pg.Pool) {}
 
   /** Runs one autocommit statement, in a group when others are waiting. */
   query(text: string, values: readonly unknown[] = []): Promise<pg.QueryResult> {
@@ -81,14 +93,29 @@ export class GroupCommit {
   }
 
   private pump(): void {
-    while (this.inFlight < this.maxInFlight && this.waiting.length > 0) {
+    while (this.waiting.length > 0 && this.running.size < MAX_GROUPS_STALLED && this.activeGroups() < MAX_GROUPS_IN_FLIGHT) {
       const group = this.waiting.splice(0, MAX_GROUP_SIZE);
-      this.inFlight++;
+      const running = { startedAt: performance.now() };
+      this.running.add(running);
       void this.run(group).finally(() => {
-        this.inFlight--;
+        this.running.delete(running);
         this.pump();
       });
     }
+    if (this.waiting.length > 0 && this.stallCheck === undefined) {
+      this.stallCheck = setTimeout(() => {
+        this.stallCheck = undefined;
+        this.pump();
+      }, STALLED_GROUP_MS);
+    }
+  }
+
+  /** Running groups that have not stalled. */
+  private activeGroups(): number {
+    const since = performance.now() - STALLED_GROUP_MS;
+    let active = 0;
+    for (const group of this.running) if (group.startedAt > since) active++;
+    return active;
   }
 
   private async run(group: Waiting[]): Promise<void> {

@@ -23,8 +23,8 @@ describe('group commit on PostgreSQL', { skip }, () => {
   const table = uniq('grouped_');
   before(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'herald-group-'));
-    // The slow statements hold MAX_GROUPS_IN_FLIGHT connections; the group takes one more.
-    db = await openDatabase({ dataDir, databaseUrl: url }, { poolSize: MAX_GROUPS_IN_FLIGHT + 1 });
+    // Room for a transaction holding a lock, a group waiting for it and the group after it.
+    db = await openDatabase({ dataDir, databaseUrl: url }, { poolSize: 4 });
     await sql`create table ${sql.id(table)} (a integer primary key)`.execute(db.kysely);
   });
   after(async () => {
@@ -113,6 +113,30 @@ describe('group commit on PostgreSQL', { skip }, () => {
       results.map((r) => r.rows),
       [[{ a: 1 }], [{ a: 1 }], [{ a: 1 }]],
     );
+  });
+
+  test('a group waiting for a row lock does not hold back the statements after it', async () => {
+    await insert(40);
+    let committed = false;
+    let locked!: () => void;
+    const lockTaken = new Promise<void>((resolve) => {
+      locked = resolve;
+    });
+    const holder = db.kysely.transaction().execute(async (tx) => {
+      await sql`update ${sql.id(table)} set a = a where a = 40`.execute(tx);
+      locked();
+      await sql`select pg_sleep(1)`.execute(tx);
+    });
+    void holder.then(() => {
+      committed = true;
+    });
+    await lockTaken;
+    const waiting = sql`update ${sql.id(table)} set a = a where a = 40`.execute(db.grouped);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await insert(41);
+    assert.equal(committed, false, 'the insert was answered while the lock was still held');
+    await Promise.all([holder, waiting]);
+    assert.deepEqual(await stored(40, 41), [40, 41]);
   });
 
   test('a transaction cannot begin on the group commit', async () => {
