@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
+import { MAX_GROUPS_IN_FLIGHT } from '../../src/db/postgres-group-commit.js';
 import { openPixelUrl } from '../../src/modules/tracking/tracking-token.js';
 import { SmtpSink } from '../fakes/smtp-sink.js';
 import { WebhookReceiver } from '../fakes/webhook-receiver.js';
@@ -113,8 +114,8 @@ describe('GET /metrics', () => {
     const groupSeries = (samples: { name: string }[]) => samples.filter((s) => /^herald_db_group(ed)?_/.test(s.name));
     if (t.db.engine === 'sqlite') return assert.deepEqual(groupSeries((await scrape(t.app)).samples), []);
     const before = (await scrape(t.app)).samples;
-    // Statements that arrive while every group slot is held by a slow one leave as one group.
-    const holders = [0, 1].map(() => sql`select pg_sleep(0.2)`.execute(t.db.grouped));
+    // Statements that arrive while the group in flight is a slow one leave as one group.
+    const holders = Array.from({ length: MAX_GROUPS_IN_FLIGHT }, () => sql`select pg_sleep(0.2)`.execute(t.db.grouped));
     await Promise.all([...holders, ...[1, 2, 3].map((n) => sql`select ${n}::int as n`.execute(t.db.grouped))]);
     const afterwards = (await scrape(t.app)).samples;
     const committed = (samples: typeof before) => sampleValue(samples, 'herald_db_group_commits_total', { outcome: 'committed' });
