@@ -50,6 +50,12 @@ export function preparedValues(values: readonly unknown[]): unknown[] {
   return values.map(prepareValue);
 }
 
+/**
+ * The statements of one group, written at once (submit) and answered in order: each statement's
+ * CommandComplete closes its result. The callback gets every result once the Sync's
+ * ReadyForQuery says the transaction is over (committed), or the first error (rolled back, or the
+ * connection lost).
+ */
 export class StatementGroup {
   /** For pg's Client, which hands a submittable's outcome to this callback. */
   callback: ((err: Error | null, results?: pg.QueryResult[]) => void) | undefined;
