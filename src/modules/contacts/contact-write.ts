@@ -80,7 +80,8 @@ export interface PreparedContactWrite {
   decide(read: ContactWriteRead, now: number): DecidedContactWrite;
   /**
    * The create for a read that finds nobody, decided before the read; undefined when the lead
-   * names custom fields or KPIs (their rules need the definitions the read brings). Throws as decide.
+   * names custom fields or KPIs (their rules need the definitions the read brings) or lacks what a
+   * create needs (a name, an address). Throws as decide (metadata too large).
    */
   decideIfNobody(now: number): DecidedContactWrite | undefined;
   /**
@@ -96,12 +97,16 @@ export function prepareContactWrite(input: LeadInput, at = ''): PreparedContactW
   const fieldKeys = [...new Set((input.fields ?? []).map((e) => fieldNameKey(e.key)))];
   const kpiIds = Object.keys(input.kpis ?? {});
   const definitions = fieldKeys.length > 0 || kpiIds.length > 0;
+  // A create decided before the read: not with definitions (their rules need what the read
+  // brings), nor for a lead the rules would refuse to create (most updates name no one): that
+  // refusal is the read's to make, and an error built only to be dropped costs a stack trace.
+  const canCreateBeforeRead = !definitions && createProblems(lead, at).length === 0;
   const prepared: PreparedContactWrite = {
     read: (q, accountId) => readForContactWrite(q, prepared.readValues(accountId)),
     readValues: (accountId) => contactWriteReadValues(accountId, lead, fieldKeys, kpiIds),
     async readOrWrite(q, accountId, now) {
       // Decided first, for each thing the read may find whose decision does not need what it reads.
-      const ifNobody = definitions ? undefined : decideBeforeRead(NOBODY, now);
+      const ifNobody = canCreateBeforeRead ? decideBeforeRead(NOBODY, now) : undefined;
       const ifFound = prepared.decideIfFound(now);
       const values = prepared.readValues(accountId);
       if (!(ifNobody || ifFound) || !contactWriteReadHasRows(values)) return { read: await readForContactWrite(q, values, false) };
@@ -112,7 +117,7 @@ export function prepareContactWrite(input: LeadInput, at = ''): PreparedContactW
       ifFound!.plan.contactId = outcome.id;
       return { written: ifFound!.result([]) };
     },
-    decideIfNobody: (now) => (definitions ? undefined : prepared.decide(NOBODY, now)),
+    decideIfNobody: (now) => (canCreateBeforeRead ? prepared.decide(NOBODY, now) : undefined),
     decideIfFound: (now) => (definitions || input.metadata !== undefined ? undefined : decideIfFoundBeforeRead(now)),
     decide(read, now) {
       const decision = decideContactWrite(lead, input, read, now, at);
@@ -164,6 +169,16 @@ const NOBODY: ContactWriteRead = { owners: {}, fields: [], kpiIds: [] };
 /** The contact of a plan decided before its read finds it (contact-write-first.ts replaces it). */
 const FOUND = '(the contact found)';
 
+/** What a lead lacks to create a contact: a name, and an email or a phone. */
+function createProblems(lead: NormalizedLead, at: string): Problem[] {
+  const problems: Problem[] = [];
+  if (lead.name === undefined) problems.push({ path: `${at}/name`, message: 'is required to create a contact (at least 2 characters)' });
+  if (lead.email === undefined && lead.phone === undefined) {
+    problems.push({ path: `${at}/email`, message: 'an email or a phone is required to create a contact' });
+  }
+  return problems;
+}
+
 /** The contact a lead write's read picked (lookup order id -> email -> phone); undefined: the write creates one. */
 export function contactPickedBy(read: ContactWriteRead): string | undefined {
   return read.owners.byId ?? read.owners.byEmail ?? read.owners.byPhone;
@@ -191,11 +206,7 @@ function decideContactWrite(
   if (existing !== undefined && read.contact?.id !== existing) throw new StaleRead('contact');
   let contact: ContactWritePlan['contact'];
   if (existing === undefined) {
-    const problems: Problem[] = [];
-    if (lead.name === undefined) problems.push({ path: `${at}/name`, message: 'is required to create a contact (at least 2 characters)' });
-    if (lead.email === undefined && lead.phone === undefined) {
-      problems.push({ path: `${at}/email`, message: 'an email or a phone is required to create a contact' });
-    }
+    const problems = createProblems(lead, at);
     if (problems.length > 0) throw new AppError('VALIDATION', { details: problems });
     contact = { kind: 'insert', name: lead.name!, metadata: JSON.stringify(input.metadata ?? {}) };
   } else {
