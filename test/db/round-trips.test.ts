@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { createField } from '../../src/modules/definitions/definitions.service.js';
 import { type ApiResponse, apiClient, startTestApp, type TestApp } from '../helpers/app.js';
 import { makeEmailCampaign, makeTenant, randomEmail } from '../helpers/factories.js';
 import { recordStatements, type StatementRecorder } from '../helpers/statements.js';
@@ -23,7 +24,8 @@ const PINNED = {
   'POST /api/leads, update that could not create (no name)': 1,
   'POST /api/leads, update with metadata': 2,
   'POST /api/leads, update naming two identifiers': 2,
-  'POST /api/leads, update naming a custom field': 2,
+  'POST /api/leads, update naming a custom field': 1,
+  'POST /api/leads, update naming a custom field defined since the process read it': 2,
   'POST /api/leads, new contact after a lead that only updates found nobody (400)': 1,
   'POST /api/events': 1,
   'POST /api/campaigns/trigger, immediate, known contact, free plan': 2,
@@ -71,19 +73,31 @@ describe('round trips per public write on PostgreSQL', { skip: !onPostgres && 'P
   }
 
   test('contact writes', async () => {
-    const { api } = await tenant();
+    const { accountId, api } = await tenant();
     pin('POST /api/leads, new contact', await count(() => api.post('/api/leads', { email: randomEmail(), name: 'Ada' })));
     const email = randomEmail();
     pin('POST /api/leads, update', await count(() => api.post('/api/leads', { email, name: 'Ada', tags: ['vip'] })));
     pin('POST /api/leads, update that could not create (no name)', await count(() => api.post('/api/leads', { email, tags: ['x'] })));
     // The fallbacks: the update's decision needs what the read finds (the stored metadata, whether
-    // the other identifier belongs to someone else, the field's definition): read, then write.
+    // the other identifier belongs to someone else): read, then write.
     pin('POST /api/leads, update with metadata', await count(() => api.post('/api/leads', { email, metadata: { plan: 'pro' } })));
     const phone = '+4915112345678';
     pin('POST /api/leads, update naming two identifiers', await count(() => api.post('/api/leads', { email, phone, tags: ['y'] })));
+    // A field's definition is decided on as the process last read it (the warm-up read it), and
+    // checked by the statement's own read (definitions-seen.ts).
     pin(
       'POST /api/leads, update naming a custom field',
       await count(() => api.post('/api/leads', { email, fields: [{ key: 'no such field', value: 1 }] })),
+    );
+    // Changed meanwhile: the statement finds other definitions, writes nothing, and the usual write follows.
+    await createField(t.db, accountId, { name: 'no such field', type: 'number' });
+    const { result, statements } = await recorder.during(() =>
+      api.post('/api/leads', { email, fields: [{ key: 'no such field', value: 1 }] }),
+    );
+    assert.deepEqual(result.body.fields, [{ key: 'no such field', value: 1 }]);
+    pin(
+      'POST /api/leads, update naming a custom field defined since the process read it',
+      statements.filter((text) => !/\bapi_keys\b/.test(text)),
     );
   });
 

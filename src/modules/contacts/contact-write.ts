@@ -16,6 +16,7 @@ import {
 } from './contact-write-read.js';
 import type { FieldDefinition } from './contacts.repo.js';
 import type { LeadInput, LeadResult } from './contacts.schemas.js';
+import { definitionRows, definitionsLastSeen, rememberDefinitions } from './definitions-seen.js';
 import { parseFieldValue, type StoredFieldValue } from './field-values.js';
 import { KPI_RANGE_TEXT, microsToNumber, parseKpiIncrement } from './kpi-values.js';
 import { MAX_METADATA_BYTES, metadataTooLarge, type NormalizedLead, normalizeLead } from './lead-input.js';
@@ -71,7 +72,8 @@ export interface PreparedContactWrite {
    * decide for what it finds, when they can decide it before (contact-write-first.ts): the
    * create when it finds nobody, the update when it finds the contact. `written`: the 200 body,
    * the write is done; `read`: decide and write as usual. A lead naming custom fields or KPIs
-   * (whose rules need their definitions) only reads.
+   * (whose rules need their definitions) is decided on them as this process last read them, and
+   * written only if the read finds the same (definitions-seen.ts); not seen yet, it only reads.
    */
   readOrWrite(q: Tx, accountId: string, now: number): Promise<{ written: ContactWriteResult } | { read: ContactWriteRead }>;
   /** What the read binds, for a caller that compiles it into its own statement once per shape (contactWriteReadParts). */
@@ -97,28 +99,36 @@ export function prepareContactWrite(input: LeadInput, at = ''): PreparedContactW
   const fieldKeys = [...new Set((input.fields ?? []).map((e) => fieldNameKey(e.key)))];
   const kpiIds = Object.keys(input.kpis ?? {});
   const definitions = fieldKeys.length > 0 || kpiIds.length > 0;
-  // A create decided before the read: not with definitions (their rules need what the read
-  // brings), nor for a lead the rules would refuse to create (most updates name no one): that
-  // refusal is the read's to make, and an error built only to be dropped costs a stack trace.
-  const canCreateBeforeRead = !definitions && createProblems(lead, at).length === 0;
+  // A create decided before the read, unless the rules would refuse to create (most updates name
+  // no one): that refusal is the read's to make, and an error built only to be dropped costs a
+  // stack trace.
+  const canCreateBeforeRead = createProblems(lead, at).length === 0;
   const prepared: PreparedContactWrite = {
     read: (q, accountId) => readForContactWrite(q, prepared.readValues(accountId)),
     readValues: (accountId) => contactWriteReadValues(accountId, lead, fieldKeys, kpiIds),
     async readOrWrite(q, accountId, now) {
-      // Decided first, for each thing the read may find whose decision does not need what it reads.
-      const ifNobody = canCreateBeforeRead ? decideBeforeRead(NOBODY, now) : undefined;
-      const ifFound = prepared.decideIfFound(now);
       const values = prepared.readValues(accountId);
-      if (!(ifNobody || ifFound) || !contactWriteReadHasRows(values)) return { read: await readForContactWrite(q, values, false) };
-      const outcome = await writeUnlessRead(q, accountId, values, { ifNobody: ifNobody?.plan, ifFound: ifFound?.plan });
-      if ('read' in outcome) return outcome;
-      if (outcome.written === 'created') return { written: ifNobody!.result([]) };
+      // The definitions the lead names, as this process last read them: the rules decide on them
+      // and the statement writes only if its read finds them unchanged (definitions-seen.ts).
+      const assumed = definitions ? definitionsLastSeen(accountId, fieldKeys, kpiIds) : NO_DEFINITIONS;
+      // Decided first, for each thing the read may find whose decision does not need what it reads.
+      const ifNobody = assumed && canCreateBeforeRead ? decideBeforeRead({ ...NOBODY, ...assumed }, now) : undefined;
+      const ifFound = assumed && input.metadata === undefined ? decideIfFoundBeforeRead(now, assumed) : undefined;
+      if (!(ifNobody || ifFound) || !contactWriteReadHasRows(values))
+        return { read: remembered(accountId, await readForContactWrite(q, values, false)) };
+      const outcome = await writeUnlessRead(q, accountId, values, {
+        ifNobody: ifNobody?.plan,
+        ifFound: ifFound?.plan,
+        definitions: definitions ? definitionRows(assumed!) : undefined,
+      });
+      if ('read' in outcome) return { read: remembered(accountId, outcome.read) };
+      if (outcome.written === 'created') return { written: ifNobody!.result(outcome.kpisAdded) };
       // The plan was decided for a placeholder id; the answer names the contact the statement updated.
       ifFound!.plan.contactId = outcome.id;
-      return { written: ifFound!.result([]) };
+      return { written: ifFound!.result(outcome.kpisAdded) };
     },
-    decideIfNobody: (now) => (canCreateBeforeRead ? prepared.decide(NOBODY, now) : undefined),
-    decideIfFound: (now) => (definitions || input.metadata !== undefined ? undefined : decideIfFoundBeforeRead(now)),
+    decideIfNobody: (now) => (canCreateBeforeRead && !definitions ? prepared.decide(NOBODY, now) : undefined),
+    decideIfFound: (now) => (definitions || input.metadata !== undefined ? undefined : decideIfFoundBeforeRead(now, NO_DEFINITIONS)),
     decide(read, now) {
       const decision = decideContactWrite(lead, input, read, now, at);
       const { plan, warnings } = decision;
@@ -153,18 +163,29 @@ export function prepareContactWrite(input: LeadInput, at = ''): PreparedContactW
    * finds: one identifier sent (so no 409, another contact owning another one) and no metadata
    * (its merge needs the stored value); definitions are ruled out by the caller. The contact is
    * a placeholder (FOUND): the statement updates the one its read picks, without a version guard.
+   * `assumed`: the definitions the read is expected to find (none when the lead names none).
    */
-  const decideIfFoundBeforeRead = (now: number): DecidedContactWrite | undefined => {
+  const decideIfFoundBeforeRead = (now: number, assumed: Definitions): DecidedContactWrite | undefined => {
     const sent = (['byId', 'byEmail', 'byPhone'] as const).filter((_, i) => [lead.id, lead.email, lead.phone][i] !== undefined);
     if (sent.length !== 1) return undefined;
     const owners: ContactWriteRead['owners'] = { [sent[0]!]: FOUND };
-    return decideBeforeRead({ owners, contact: { id: FOUND, metadata: '{}', version: 0 }, fields: [], kpiIds: [] }, now);
+    return decideBeforeRead({ owners, contact: { id: FOUND, metadata: '{}', version: 0 }, ...assumed }, now);
+  };
+  /** A read's definitions kept for the next lead write naming them (definitions-seen.ts). */
+  const remembered = (accountId: string, read: ContactWriteRead): ContactWriteRead => {
+    if (definitions) rememberDefinitions(accountId, fieldKeys, kpiIds, read);
+    return read;
   };
   return prepared;
 }
 
 /** What a read that finds nobody reads (no owner, no contact, no definitions). */
 const NOBODY: ContactWriteRead = { owners: {}, fields: [], kpiIds: [] };
+
+type Definitions = Pick<ContactWriteRead, 'fields' | 'kpiIds'>;
+
+/** The definitions of a lead that names no custom field and no KPI. */
+const NO_DEFINITIONS: Definitions = { fields: [], kpiIds: [] };
 
 /** The contact of a plan decided before its read finds it (contact-write-first.ts replaces it). */
 const FOUND = '(the contact found)';
