@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createField } from '../../src/modules/definitions/definitions.service.js';
+import { createField, createKpi } from '../../src/modules/definitions/definitions.service.js';
 import { type ApiResponse, apiClient, startTestApp, type TestApp } from '../helpers/app.js';
 import { makeEmailCampaign, makeTenant, randomEmail } from '../helpers/factories.js';
 import { recordStatements, type StatementRecorder } from '../helpers/statements.js';
@@ -33,6 +33,8 @@ const PINNED = {
   'POST /api/campaigns/trigger, immediate, lead object (new contact), no allowance': 1,
   'POST /api/campaigns/trigger, immediate, lead object (new contact), campaign not seen by the process yet': 2,
   'POST /api/campaigns/trigger, delay, lead object, restart of a pending send, no allowance': 1,
+  'POST /api/campaigns/trigger, immediate, lead object (new contact) naming a custom field and a KPI': 1,
+  'POST /api/campaigns/trigger, delay, lead object naming a custom field and a KPI, restart': 1,
   'POST /api/campaigns/cancel, pending send': 1,
   'POST /api/campaigns/cancel, nothing pending': 1,
 } as const;
@@ -172,6 +174,24 @@ describe('round trips per public write on PostgreSQL', { skip: !onPostgres && 'P
     pin(
       'POST /api/campaigns/trigger, delay, lead object, restart of a pending send, no allowance',
       await count(() => api.post('/api/campaigns/trigger', { campaignId: delayed.id, lead: { email, name: 'Ada', tags: ['again'] } })),
+    );
+    // Custom fields and KPIs as the process last read them (the warm-up read them), checked by the statement's read.
+    await createField(t.db, accountId, { name: 'City', type: 'string' });
+    await createKpi(t.db, accountId, { id: 'orders', name: 'Orders' });
+    const withDefinitions = (lead: Record<string, unknown>) => ({
+      ...lead,
+      fields: [{ key: 'City', value: 'Paris' }],
+      kpis: { orders: 1 },
+    });
+    pin(
+      'POST /api/campaigns/trigger, immediate, lead object (new contact) naming a custom field and a KPI',
+      await count(() =>
+        api.post('/api/campaigns/trigger', { campaignId: immediate.id, lead: withDefinitions({ email: randomEmail(), name: 'Ada' }) }),
+      ),
+    );
+    pin(
+      'POST /api/campaigns/trigger, delay, lead object naming a custom field and a KPI, restart',
+      await count(() => api.post('/api/campaigns/trigger', { campaignId: delayed.id, lead: withDefinitions({ email }) })),
     );
   });
 

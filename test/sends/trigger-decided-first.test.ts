@@ -3,6 +3,8 @@ import { after, before, test } from 'node:test';
 import { updateAccount } from '../../src/modules/accounts/accounts.service.js';
 import { deleteCampaign, updateCampaign } from '../../src/modules/campaigns/campaigns.service.js';
 import { setContactFlags } from '../../src/modules/contacts/contact-lookups.js';
+import { getContactProfile } from '../../src/modules/contacts/contacts.service.js';
+import { createField, createKpi, deleteField, deleteKpi } from '../../src/modules/definitions/definitions.service.js';
 import { apiClient } from '../helpers/app.js';
 
 type ApiClient = ReturnType<typeof apiClient>;
@@ -215,4 +217,46 @@ test('concurrent restarts decided before the read: one pending send, every write
   const sends = await t.db.kysely.selectFrom('sends').select('status').where('campaign_id', '=', campaignId).execute();
   assert.deepEqual(sends, [{ status: 'pending' }]);
   assert.equal((await tagsOf(accountId, contactId)).length, 10, 'every write applied once');
+});
+
+/** A contact's custom field values (by field name) and KPI totals, as its profile shows them. */
+async function fieldsAndKpis(accountId: string, leadId: string) {
+  const profile = await getContactProfile(t.db, accountId, { id: leadId });
+  return { fields: profile?.fields, kpis: profile?.kpis };
+}
+
+test('a field retyped and a KPI deleted since the process read them: the contact is written on the new definitions', async () => {
+  const { accountId, api } = await tenant();
+  const { id: campaignId } = await makeEmailCampaign(t, accountId, { mode: 'delay', delaySeconds: 3600 });
+  const field = await createField(t.db, accountId, { name: 'Size', type: 'string' });
+  await createKpi(t.db, accountId, { id: 'orders', name: 'Orders' });
+  const lead = (email: string, size: unknown) => ({ email, name: 'Ada', fields: [{ key: 'Size', value: size }], kpis: { orders: 1 } });
+  const email = randomEmail();
+  // Seen: the campaign, the field and the KPI; the contact gets a pending send.
+  const first = await api.post('/api/campaigns/trigger', { campaignId, lead: lead(email, 'large') });
+  assert.equal(first.body.status, 'pending', JSON.stringify(first.body));
+  assert.deepEqual(await fieldsAndKpis(accountId, first.body.leadId), { fields: { Size: 'large' }, kpis: { orders: 1 } });
+  await deleteField(t.db, accountId, field.id);
+  await createField(t.db, accountId, { name: 'Size', type: 'number' });
+  await deleteKpi(t.db, accountId, 'orders');
+  // The restart: 'small' is no number, 'orders' no KPI any more.
+  const restart = await api.post('/api/campaigns/trigger', { campaignId, lead: lead(email, 'small') });
+  assert.deepEqual([restart.body.status, restart.body.sendId], ['pending', first.body.sendId], JSON.stringify(restart.body));
+  assert.deepEqual(await fieldsAndKpis(accountId, first.body.leadId), { fields: {}, kpis: {} });
+  // Someone new, on the definitions just read again: the number is stored.
+  const created = await api.post('/api/campaigns/trigger', { campaignId, lead: lead(randomEmail(), 7) });
+  assert.equal(created.body.status, 'pending', JSON.stringify(created.body));
+  assert.deepEqual(await fieldsAndKpis(accountId, created.body.leadId), { fields: { Size: 7 }, kpis: {} });
+});
+
+test('a field created since a trigger named it unknown: the next new contact gets its value', async () => {
+  const { accountId, api } = await tenant();
+  const { id: campaignId } = await makeEmailCampaign(t, accountId);
+  const lead = () => ({ email: randomEmail(), name: 'Ada', fields: [{ key: 'Country', value: 'FR' }] });
+  const first = await api.post('/api/campaigns/trigger', { campaignId, lead: lead() });
+  assert.deepEqual(await fieldsAndKpis(accountId, first.body.leadId), { fields: {}, kpis: {} });
+  await createField(t.db, accountId, { name: 'Country', type: 'string' });
+  const next = await api.post('/api/campaigns/trigger', { campaignId, lead: lead() });
+  assert.equal(next.body.status, 'queued', JSON.stringify(next.body));
+  assert.deepEqual(await fieldsAndKpis(accountId, next.body.leadId), { fields: { Country: 'FR' }, kpis: {} });
 });

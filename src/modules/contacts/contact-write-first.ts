@@ -16,6 +16,7 @@ import {
   contactWriteReadParts,
   contactWriteReadShape,
   contactWriteReadStatement,
+  definitionsUnchangedSql,
 } from './contact-write-read.js';
 
 /** What the rules decided before the read: the write if it finds nobody, and if it finds the contact. */
@@ -78,12 +79,8 @@ export async function writeUnlessRead(
     const parts: RawBuilder<unknown>[] = [
       sql`r as (${contactWriteReadStatement(contactWriteReadParts(false, read, bindIn(bind, 'read')))})`,
     ];
-    // The definitions the read finds are those the plans were decided on: compared as one JSON
-    // value, in definitionRows' order (definitions-seen.ts).
-    const sameDefinitions = guarded
-      ? sql` and (select coalesce(jsonb_agg(jsonb_build_array(kind, id, a, b, c) order by kind, id collate "C"), '[]'::jsonb)
-          from r where kind in ('field', 'kpi')) = cast(${bind('definitions')} as jsonb)`
-      : sql``;
+    // The definitions the read finds are those the plans were decided on.
+    const sameDefinitions = guarded ? sql` and ${definitionsUnchangedSql(bind)}` : sql``;
     const results: RawBuilder<unknown>[] = [];
     const written: RawBuilder<unknown>[] = [];
     if (ifNobody) {

@@ -126,6 +126,17 @@ export function contactWriteReadParts(lock: boolean, values: ContactWriteReadVal
   };
 }
 
+/**
+ * PostgreSQL: true when the custom field and KPI rows of the read `read` (a CTE of its rows,
+ * ContactWriteReadRow's columns) are exactly those bound as `definitions`, the JSON of
+ * definitionRows (definitions-seen.ts), in its order. A statement that decided on remembered
+ * definitions writes only under this condition.
+ */
+export function definitionsUnchangedSql(bind: Bind, read = sql.raw('r')): RawBuilder<boolean> {
+  return sql<boolean>`(select coalesce(jsonb_agg(jsonb_build_array(kind, id, a, b, c) order by kind, id collate "C"), '[]'::jsonb)
+    from ${read} where kind in ('field', 'kpi')) = cast(${bind('definitions')} as jsonb)`;
+}
+
 /** True when the read has rows to read (an identifier, a field key or a KPI id is sent). */
 export const contactWriteReadHasRows = (v: ContactWriteReadValues): boolean =>
   v.id !== undefined || v.email !== undefined || v.phone !== undefined || v.fieldKeys.length > 0 || v.kpiIds.length > 0;

@@ -81,17 +81,33 @@ export interface PreparedContactWrite {
   /** Throws 409 Identifier belongs to another contact, 400 (create without a name, metadata too large), or StaleRead. */
   decide(read: ContactWriteRead, now: number): DecidedContactWrite;
   /**
-   * The create for a read that finds nobody, decided before the read; undefined when the lead
-   * names custom fields or KPIs (their rules need the definitions the read brings) or lacks what a
-   * create needs (a name, an address). Throws as decide (metadata too large).
+   * The custom field and KPI definitions the lead names, as this process last read them
+   * (definitions-seen.ts), for decisions taken before the read; undefined when one of them has
+   * not been read yet. A statement that writes a plan decided on them must check that its read
+   * finds `rows` (definitionsUnchangedSql), unless `rows` is undefined: the lead names none.
    */
-  decideIfNobody(now: number): DecidedContactWrite | undefined;
+  definitionsAssumed(accountId: string): AssumedDefinitions | undefined;
+  /** Keeps what a read found of the definitions the lead names, for the next write naming them. */
+  remember(accountId: string, read: ContactWriteRead): void;
+  /**
+   * The create for a read that finds nobody, decided before the read on `assumed`
+   * (definitionsAssumed); undefined when the lead names custom fields or KPIs and `assumed` is
+   * undefined, or lacks what a create needs (a name, an address). Throws as decide (metadata too large).
+   */
+  decideIfNobody(now: number, assumed?: AssumedDefinitions): DecidedContactWrite | undefined;
   /**
    * The update for a read that finds the contact, decided before the read when it does not
-   * depend on what the read finds (decideIfFoundBeforeRead); its contactId is a placeholder,
-   * FOUND, for the id the read picks. Undefined when it depends on the read, or the rules refuse it.
+   * depend on what the read finds (decideIfFoundBeforeRead), on `assumed` as decideIfNobody; its
+   * contactId is a placeholder, FOUND, for the id the read picks. Undefined when it depends on
+   * the read, or the rules refuse it.
    */
-  decideIfFound(now: number): DecidedContactWrite | undefined;
+  decideIfFound(now: number, assumed?: AssumedDefinitions): DecidedContactWrite | undefined;
+}
+
+/** Definitions as last read (definitionsAssumed): what the rules decide on, and what the statement's read must find. */
+export interface AssumedDefinitions extends Definitions {
+  /** definitionRows of them; undefined when the lead names no definition (nothing to check). */
+  rows?: string;
 }
 
 export function prepareContactWrite(input: LeadInput, at = ''): PreparedContactWrite {
@@ -106,11 +122,19 @@ export function prepareContactWrite(input: LeadInput, at = ''): PreparedContactW
   const prepared: PreparedContactWrite = {
     read: (q, accountId) => readForContactWrite(q, prepared.readValues(accountId)),
     readValues: (accountId) => contactWriteReadValues(accountId, lead, fieldKeys, kpiIds),
+    definitionsAssumed(accountId) {
+      if (!definitions) return NO_DEFINITIONS;
+      const seen = definitionsLastSeen(accountId, fieldKeys, kpiIds);
+      return seen && { ...seen, rows: definitionRows(seen) };
+    },
+    remember(accountId, read) {
+      if (definitions) rememberDefinitions(accountId, fieldKeys, kpiIds, read);
+    },
     async readOrWrite(q, accountId, now) {
       const values = prepared.readValues(accountId);
       // The definitions the lead names, as this process last read them: the rules decide on them
       // and the statement writes only if its read finds them unchanged (definitions-seen.ts).
-      const assumed = definitions ? definitionsLastSeen(accountId, fieldKeys, kpiIds) : NO_DEFINITIONS;
+      const assumed = prepared.definitionsAssumed(accountId);
       // Decided first, for each thing the read may find whose decision does not need what it reads.
       const ifNobody = assumed && canCreateBeforeRead ? decideBeforeRead({ ...NOBODY, ...assumed }, now) : undefined;
       const ifFound = assumed && input.metadata === undefined ? decideIfFoundBeforeRead(now, assumed) : undefined;
@@ -119,7 +143,7 @@ export function prepareContactWrite(input: LeadInput, at = ''): PreparedContactW
       const outcome = await writeUnlessRead(q, accountId, values, {
         ifNobody: ifNobody?.plan,
         ifFound: ifFound?.plan,
-        definitions: definitions ? definitionRows(assumed!) : undefined,
+        definitions: assumed!.rows,
       });
       if ('read' in outcome) return { read: remembered(accountId, outcome.read) };
       if (outcome.written === 'created') return { written: ifNobody!.result(outcome.kpisAdded) };
@@ -127,8 +151,14 @@ export function prepareContactWrite(input: LeadInput, at = ''): PreparedContactW
       ifFound!.plan.contactId = outcome.id;
       return { written: ifFound!.result(outcome.kpisAdded) };
     },
-    decideIfNobody: (now) => (canCreateBeforeRead && !definitions ? prepared.decide(NOBODY, now) : undefined),
-    decideIfFound: (now) => (definitions || input.metadata !== undefined ? undefined : decideIfFoundBeforeRead(now, NO_DEFINITIONS)),
+    decideIfNobody(now, assumed) {
+      const on = definitions ? assumed : NO_DEFINITIONS;
+      return canCreateBeforeRead && on ? prepared.decide({ ...NOBODY, ...on }, now) : undefined;
+    },
+    decideIfFound(now, assumed) {
+      const on = definitions ? assumed : NO_DEFINITIONS;
+      return on && input.metadata === undefined ? decideIfFoundBeforeRead(now, on) : undefined;
+    },
     decide(read, now) {
       const decision = decideContactWrite(lead, input, read, now, at);
       const { plan, warnings } = decision;
@@ -161,7 +191,7 @@ export function prepareContactWrite(input: LeadInput, at = ''): PreparedContactW
   /**
    * The decision for a read that finds the contact, when it does not depend on what the read
    * finds: one identifier sent (so no 409, another contact owning another one) and no metadata
-   * (its merge needs the stored value); definitions are ruled out by the caller. The contact is
+   * (its merge needs the stored value); definitions as `assumed`. The contact is
    * a placeholder (FOUND): the statement updates the one its read picks, without a version guard.
    * `assumed`: the definitions the read is expected to find (none when the lead names none).
    */
@@ -171,9 +201,9 @@ export function prepareContactWrite(input: LeadInput, at = ''): PreparedContactW
     const owners: ContactWriteRead['owners'] = { [sent[0]!]: FOUND };
     return decideBeforeRead({ owners, contact: { id: FOUND, metadata: '{}', version: 0 }, ...assumed }, now);
   };
-  /** A read's definitions kept for the next lead write naming them (definitions-seen.ts). */
+  /** The read, its definitions kept for the next lead write naming them. */
   const remembered = (accountId: string, read: ContactWriteRead): ContactWriteRead => {
-    if (definitions) rememberDefinitions(accountId, fieldKeys, kpiIds, read);
+    prepared.remember(accountId, read);
     return read;
   };
   return prepared;
@@ -185,7 +215,7 @@ const NOBODY: ContactWriteRead = { owners: {}, fields: [], kpiIds: [] };
 type Definitions = Pick<ContactWriteRead, 'fields' | 'kpiIds'>;
 
 /** The definitions of a lead that names no custom field and no KPI. */
-const NO_DEFINITIONS: Definitions = { fields: [], kpiIds: [] };
+const NO_DEFINITIONS: AssumedDefinitions = { fields: [], kpiIds: [] };
 
 /** The contact of a plan decided before its read finds it (contact-write-first.ts replaces it). */
 const FOUND = '(the contact found)';

@@ -5,7 +5,7 @@ import { AppError } from '../../errors.js';
 import type { DecidedContactWrite, PreparedContactWrite } from '../contacts/contact-write.js';
 import type { ContactWritePlan } from '../contacts/contact-write-plan.js';
 import { contactWriteParts, contactWriteShapeKey, contactWriteShapeOf, contactWriteValues } from '../contacts/contact-write-plan.js';
-import { contactWriteReadShape } from '../contacts/contact-write-read.js';
+import { contactWriteReadShape, definitionsUnchangedSql } from '../contacts/contact-write-read.js';
 import { campaignLastSeen } from './trigger-campaigns-seen.js';
 import {
   type LeadTriggerRead,
@@ -42,6 +42,8 @@ const PENDING = '(the pending send found)';
 /** Decisions taken before the read, each for what the read may find, with what their write needs. */
 interface DecidedFirst {
   campaign: TriggerCampaign;
+  /** The definitions the lead's plans were decided on, to check (AssumedDefinitions.rows); undefined: none named. */
+  definitions: string | undefined;
   /** Someone new: the contact's create and the trigger's new send. */
   ifNobody?: {
     contactWrite: DecidedContactWrite;
@@ -61,7 +63,9 @@ interface DecidedFirst {
  *   contact has no receipt, no pending send and no opt-out, so the rules need nothing else);
  * - on a Delay campaign, the contact, not opted out, with a pending send of the campaign: the
  *   send's timer restarts and the contact is written (the lead's update, when it does not
- *   depend on what is read: one identifier, no metadata, no custom field or KPI).
+ *   depend on what is read: one identifier, no metadata).
+ * Custom fields and KPIs the lead names are decided on as this process last read them
+ * (definitions-seen.ts), and both writes also need the read to find those.
  * Each writes only when the statement's own read finds what it was decided for, the campaign
  * with the channel, mode and delay the decision used, triggerable, and an account without
  * allowance; the restart re-checks under the contact's row lock that it is not opted out, and
@@ -81,7 +85,7 @@ export async function readOrWriteLeadTrigger(
 ): Promise<{ decision: TriggerDecision } | LeadTriggerRead> {
   const first = decideFirst(accountId, campaignId, prepared, triggerData, now);
   if (first === undefined) return readForLeadTrigger(q, accountId, campaignId, prepared, now);
-  const { campaign, ifNobody, ifPending } = first;
+  const { campaign, definitions, ifNobody, ifPending } = first;
   const readValues = prepared.readValues(accountId);
   const nobodyShape = ifNobody && contactWriteShapeOf(ifNobody.contactWrite.plan);
   const pendingShape = ifPending && contactWriteShapeOf(ifPending.contactWrite.plan);
@@ -92,8 +96,9 @@ export async function readOrWriteLeadTrigger(
     u: ifPending && contactWriteValues(accountId, ifPending.contactWrite.plan),
     restart: ifPending && { dueAt: ifPending.dueAt, triggerData, now },
     seen: { channel: campaign.channel, mode: campaign.mode, delaySeconds: campaign.delaySeconds },
+    definitions,
   };
-  const key = `${contactWriteReadShape(readValues)} ${nobodyShape ? contactWriteShapeKey(nobodyShape) : '-'} ${pendingShape ? contactWriteShapeKey(pendingShape) : '-'}`;
+  const key = `${contactWriteReadShape(readValues)} ${nobodyShape ? contactWriteShapeKey(nobodyShape) : '-'} ${pendingShape ? contactWriteShapeKey(pendingShape) : '-'}${definitions === undefined ? '' : ' d'}`;
   const { rows } = await STATEMENTS.run<{ kind: string; id: string | null }>(q, key, values, (bind) => {
     const a = bind('read.accountId');
     const parts: RawBuilder<unknown>[] = [
@@ -102,12 +107,13 @@ export async function readOrWriteLeadTrigger(
       sql`seen as (select contact_id, opted_out, pending_id from r
         where campaign_id is not null and schedule = 'api' and active = 1 and allowance is null
           and channel = cast(${bind('seen.channel')} as text) and mode = cast(${bind('seen.mode')} as text)
-          and delay_seconds = cast(${bind('seen.delaySeconds')} as integer) limit 1)`,
+          and delay_seconds = cast(${bind('seen.delaySeconds')} as integer)${definitions === undefined ? sql`` : sql` and ${definitionsUnchangedSql(bind)}`} limit 1)`,
     ];
     const results: RawBuilder<unknown>[] = [];
     const written: RawBuilder<unknown>[] = [];
     if (nobodyShape) {
-      const nobody = sql`exists (select 1 from seen) and not exists (select 1 from r where kind is not null)`;
+      // Nobody: no owner and no contact among the read's rows (its definitions' rows aside).
+      const nobody = sql`exists (select 1 from seen) and not exists (select 1 from r where kind not in ('field', 'kpi'))`;
       const create = contactWriteParts(bindIn(bind, 'n'), nobodyShape, {
         insertOnlyIf: nobody,
         after: [sql`sent as (insert into sends (${sendColumns()}) select ${sendRowValues(bind)} from c returning id)`],
@@ -166,16 +172,18 @@ function decideFirst(
   now: number,
 ): DecidedFirst | undefined {
   const campaign = campaignLastSeen(accountId, campaignId);
-  if (campaign === undefined) return undefined;
-  const first: DecidedFirst = { campaign };
-  const nobody = refusedAsUndefined(() => prepared.decideIfNobody(now));
+  // The custom fields and KPIs the lead names, as last read: checked by the statement's read too.
+  const assumed = prepared.definitionsAssumed(accountId);
+  if (campaign === undefined || assumed === undefined) return undefined;
+  const first: DecidedFirst = { campaign, definitions: assumed.rows };
+  const nobody = refusedAsUndefined(() => prepared.decideIfNobody(now, assumed));
   if (nobody) {
     const decision = refusedAsUndefined(() =>
       decideTrigger({ campaign, contact: newContactOf(nobody.plan, now), allowance: null }, triggerData, now),
     );
     if (decision?.plan.kind === 'insert') first.ifNobody = { contactWrite: nobody, decision, send: decision.plan.send };
   }
-  const found = campaign.mode === 'delay' ? prepared.decideIfFound(now) : undefined;
+  const found = campaign.mode === 'delay' ? prepared.decideIfFound(now, assumed) : undefined;
   if (found) {
     const contact: TriggerContact = { ...newContactOf(found.plan, now), pendingSendId: PENDING };
     const decision = refusedAsUndefined(() => decideTrigger({ campaign, contact, allowance: null }, triggerData, now));
