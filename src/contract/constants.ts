@@ -54,3 +54,6 @@ export type Plan = (typeof PLANS)[number];
 /** The state of an API key as the panel lists it, in the order the API checks (inactive, then expired). */
 export const KEY_STATES = ['active', 'inactive', 'expired'] as const;
 export type KeyState = (typeof KEY_STATES)[number];
+
+/** The longest name of a custom field or KPI, and id of a KPI (characters, after trimming). */
+export const MAX_DEFINITION_NAME = 255;

@@ -24,7 +24,7 @@ test('a lead with a name and an address decides its create before the read', () 
   assert.equal(decided.plan.contact.name, 'Ada Lovelace');
 });
 
-test('a lead naming a custom field decides no create before the read (its rules need the definitions)', () => {
+test('a lead naming a custom field decides no create before the read without the definitions it assumes (its rules need them)', () => {
   const prepared = prepareContactWrite({ email: 'ada@example.com', name: 'Ada Lovelace', fields: [{ key: 'City', value: 'Paris' }] });
   assert.equal(prepared.decideIfNobody(now), undefined);
 });

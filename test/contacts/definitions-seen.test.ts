@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { MAX_DEFINITION_NAME } from '../../src/contract/constants.js';
+import { definitionRows, definitionsLastSeen, rememberDefinitions } from '../../src/modules/contacts/definitions-seen.js';
 import { deleteField, deleteKpi, renameField } from '../../src/modules/definitions/definitions.service.js';
 import { makeField, makeKpi, randomEmail } from '../helpers/factories.js';
 import { contactTenant, useTestApp } from './helpers.js';
@@ -94,4 +96,23 @@ test('a new contact named with remembered definitions is created with its values
     assert.deepEqual(profile?.fields, { City: 'Paris' });
     assert.deepEqual(profile?.kpis, { orders: 1 });
   }
+});
+
+test('a key longer than any definition can be is never remembered (the memory held stays bounded)', () => {
+  const accountId = `acc_bound_${randomEmail()}`;
+  const longest = 'k'.repeat(MAX_DEFINITION_NAME);
+  const tooLong = 'k'.repeat(MAX_DEFINITION_NAME + 1);
+  rememberDefinitions(accountId, [tooLong], [longest, tooLong], { fields: [], kpiIds: [] });
+  assert.deepEqual(definitionsLastSeen(accountId, [], [longest]), { fields: [], kpiIds: [] });
+  assert.equal(definitionsLastSeen(accountId, [], [tooLong]), undefined);
+  assert.equal(definitionsLastSeen(accountId, [tooLong], []), undefined);
+});
+
+test("the definitions' order is PostgreSQL's collate \"C\" (UTF-8 bytes), not JavaScript's code units", () => {
+  // U+FFFD is EF BF BD in UTF-8, before the F0 of an astral character; as UTF-16 it sorts after its D83D.
+  const rows = JSON.parse(definitionRows({ fields: [], kpiIds: ['a\u{1F600}', 'a\uFFFD', 'B', 'a'] })) as string[][];
+  assert.deepEqual(
+    rows.map((row) => row[1]),
+    ['B', 'a', 'a\uFFFD', 'a\u{1F600}'],
+  );
 });

@@ -1,3 +1,4 @@
+import { MAX_DEFINITION_NAME } from '../../contract/constants.js';
 import type { ContactWriteRead } from './contact-write-read.js';
 import type { FieldDefinition } from './contacts.repo.js';
 
@@ -5,12 +6,17 @@ import type { FieldDefinition } from './contacts.repo.js';
 const KEPT = 10_000;
 
 /**
- * The custom fields (by name key) and KPIs (by id) that recent lead writes named, as this
- * process last read them, per account: a field's definition or null (no field of that name),
- * a KPI's existence. Only a guess: a lead write naming them decides on it before its read and
- * writes only if the read, in the same statement, finds exactly these definitions
- * (contact-write-first.ts). A field renamed, retyped, created or deleted in the panel or by
- * another process costs that write its usual read and write, and is remembered anew.
+ * The custom fields (by name key) and KPIs (by id) that recent lead writes and triggers with a
+ * `lead` object named, as this process last read them, per account: a field's definition or
+ * null (no field of that name), a KPI's existence. Only a guess: a write naming them decides on
+ * it before its read and writes only if the read, in the same statement, finds exactly these
+ * definitions (definitionsUnchangedSql; contact-write-first.ts, trigger-decided-first.repo.ts).
+ * A field renamed, retyped, created or deleted in the panel or by another process costs that
+ * write its usual read and write, and is remembered anew.
+ *
+ * The keys come from requests: one longer than any definition's can be (MAX_DEFINITION_NAME) is
+ * never remembered, so the memory held stays bounded (KEPT entries of short keys); a write
+ * naming one reads first.
  */
 const fields = new Map<string, FieldDefinition | null>();
 const kpis = new Map<string, boolean>();
@@ -44,26 +50,31 @@ export function rememberDefinitions(
   kpiIds: readonly string[],
   read: Pick<ContactWriteRead, 'fields' | 'kpiIds'>,
 ): void {
-  if (fields.size + fieldKeys.length > KEPT) fields.clear();
-  if (kpis.size + kpiIds.length > KEPT) kpis.clear();
   const found = new Map(read.fields.map((field) => [field.name_key, field]));
-  for (const key of fieldKeys) fields.set(keyOf(accountId, key), found.get(key) ?? null);
+  for (const key of fieldKeys) keep(fields, accountId, key, found.get(key) ?? null);
   const existing = new Set(read.kpiIds);
-  for (const id of kpiIds) kpis.set(keyOf(accountId, id), existing.has(id));
+  for (const id of kpiIds) keep(kpis, accountId, id, existing.has(id));
+}
+
+function keep<V>(cache: Map<string, V>, accountId: string, name: string, value: V): void {
+  if (name.length > MAX_DEFINITION_NAME) return;
+  const key = keyOf(accountId, name);
+  if (cache.size >= KEPT && !cache.has(key)) cache.clear();
+  cache.set(key, value);
 }
 
 /**
  * The definitions as the read's rows would carry them (contact-write-read.ts: kind, id, a = name,
- * b = name key, c = type), in the order the statement's guard sorts them (kind, then id by code
- * unit; PostgreSQL's `collate "C"` sorts by byte, the same order outside the astral planes, and
- * a mismatch only costs the usual read): JSON compared with what the read finds.
+ * b = name key, c = type), in the order the statement's guard sorts them (kind, then id by its
+ * UTF-8 bytes, as PostgreSQL's `collate "C"` does): JSON compared with what the read finds.
  */
 export function definitionRows(definitions: Pick<ContactWriteRead, 'fields' | 'kpiIds'>): string {
   const rows: (string | null)[][] = [
     ...definitions.fields.map((f) => ['field', f.id, f.name, f.name_key, f.type]),
     ...definitions.kpiIds.map((id) => ['kpi', id, null, null, null]),
   ];
+  const bytes = (text: string) => Buffer.from(text, 'utf8');
   const byId = (x: (string | null)[], y: (string | null)[]) =>
-    x[0]! === y[0]! ? (x[1]! < y[1]! ? -1 : x[1]! > y[1]! ? 1 : 0) : x[0]! < y[0]! ? -1 : 1;
+    x[0] === y[0] ? Buffer.compare(bytes(x[1]!), bytes(y[1]!)) : x[0]! < y[0]! ? -1 : 1;
   return JSON.stringify(rows.sort(byId));
 }

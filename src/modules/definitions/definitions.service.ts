@@ -1,5 +1,5 @@
 import type { CustomField, Kpi } from '../../contract/admin/definitions.js';
-import { FIELD_TYPES, type FieldType } from '../../contract/constants.js';
+import { FIELD_TYPES, type FieldType, MAX_DEFINITION_NAME } from '../../contract/constants.js';
 import type { Db } from '../../db/connect.js';
 import { inTransaction, isUniqueViolation } from '../../db/transaction.js';
 import { AppError, invalid } from '../../errors.js';
@@ -111,6 +111,7 @@ export async function deleteKpi(db: Db, accountId: string, kpiId: string): Promi
 
 function checkName(raw: string, path: string): string {
   const name = raw.trim();
-  if (name.length < 1 || name.length > 255) throw invalid(path, `${path.slice(1)} must be 1 to 255 characters`);
+  if (name.length < 1 || name.length > MAX_DEFINITION_NAME)
+    throw invalid(path, `${path.slice(1)} must be 1 to ${MAX_DEFINITION_NAME} characters`);
   return name;
 }

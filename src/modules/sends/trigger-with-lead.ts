@@ -40,7 +40,8 @@ export async function triggerWithLeadObject(
     : await readForLeadTrigger(q, accountId, campaignId, prepared, now);
   if ('decision' in first) return first.decision;
   const { read, state } = first;
-  prepared.remember(accountId, read);
+  // Only PostgreSQL decides on remembered definitions (trigger-decided-first.repo.ts).
+  if (onPostgres(q)) prepared.remember(accountId, read);
   requireTriggerable(state.campaign);
   if (state.allowance !== null) return undefined;
   const contactWrite = prepared.decide(read, now);
