@@ -105,3 +105,16 @@ export class AppError extends Error {
 export function invalid(path: string, message: string): AppError {
   return new AppError('VALIDATION', { details: [{ path, message }] });
 }
+
+/**
+ * `decide()`, or undefined when the rules refuse (an AppError): for a decision taken before the
+ * read that would tell, whose refusal is then the read's to make, in the order of the checks.
+ */
+export function unlessRefused<T>(decide: () => T | undefined): T | undefined {
+  try {
+    return decide();
+  } catch (err) {
+    if (err instanceof AppError) return undefined;
+    throw err;
+  }
+}

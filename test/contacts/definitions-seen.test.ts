@@ -116,3 +116,17 @@ test("the definitions' order is PostgreSQL's collate \"C\" (UTF-8 bytes), not Ja
     ['B', 'a', 'a\uFFFD', 'a\u{1F600}'],
   );
 });
+
+test('a remembered KPI whose total would leave its range is not added, with the warning (decisions.md, Limits)', async () => {
+  const c = await remembered({ kpis: { score: 999999999 } });
+  await makeKpi(app().db, c.t.accountId, 'score');
+  await c.setUp();
+  // Decided on the remembered KPI, written (or not) by the one statement on PostgreSQL.
+  const res = await c.write({ kpis: { score: 1 } });
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  assert.deepEqual(res.body.kpis, {});
+  assert.deepEqual(res.body.warnings, [
+    { path: '/kpis/score', message: "KPI 'score' not added: its total would leave -999999999.999999 to 999999999.999999" },
+  ]);
+  assert.deepEqual((await c.t.profile({ email: c.email }))?.kpis, { score: 999999999 });
+});

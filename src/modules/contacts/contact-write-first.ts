@@ -17,6 +17,7 @@ import {
   contactWriteReadShape,
   contactWriteReadStatement,
   definitionsUnchangedSql,
+  nobodyFoundSql,
 } from './contact-write-read.js';
 
 /** What the rules decided before the read: the write if it finds nobody, and if it finds the contact. */
@@ -43,16 +44,15 @@ export type FirstOutcome = { written: 'created' | 'updated'; id: string; kpisAdd
  * A lead write in ONE statement on PostgreSQL (issue 12): the write's read and, in the same
  * data-modifying CTE, the plan the rules decided for what it may find. `r` is the read
  * (contact-write-read.ts, of the values `read`, which must have rows: contactWriteReadHasRows).
- * The create (`ifNobody`) inserts only when `r` finds nobody (no owner, no contact); the update (`ifFound`, its CTEs named
- * `u_…`) writes the contact `r` picked, with no version guard: nothing the plan rests on is
- * in the contact's row, and the update takes the row's lock and writes its newest version. The
- * read does not lock: the statement runs alone, autocommit, so a lock would add only a WAL
- * record (readForContactWrite says why a read locks in a transaction only). With
- * `definitions`, either writes only when `r`'s field and KPI rows are those the plans were
- * decided on. At most one of them writes; when neither does (someone found and no plan for it,
- * the contact erased between the read's owner and its row, or other definitions found) the
- * statement returns what it read for the
- * usual decision and write, as without this. The text depends only on the shapes of the read
+ * The create (`ifNobody`) inserts only when `r` finds nobody (no owner, no contact); the
+ * update (`ifFound`, its CTEs named `u_…`) writes the contact `r` picked, with no version guard:
+ * nothing the plan rests on is in the contact's row, and the update takes the row's lock and
+ * writes its newest version. The read does not lock: the statement runs alone, autocommit, so a
+ * lock would add only a WAL record (readForContactWrite says why a read locks in a transaction
+ * only). With `definitions`, either writes only when `r`'s field and KPI rows are those the
+ * plans were decided on. At most one of them writes; when neither does (someone found and no
+ * plan for it, the contact erased between the read's owner and its row, or other definitions
+ * found) the statement returns what it read for the usual decision and write, as without this. The text depends only on the shapes of the read
  * and of the two plans: compiled once per combination (db/constant-statements.ts).
  *
  * Two requests creating one new address both find nobody: the second insert of the address is
@@ -84,7 +84,7 @@ export async function writeUnlessRead(
     const results: RawBuilder<unknown>[] = [];
     const written: RawBuilder<unknown>[] = [];
     if (ifNobody) {
-      const nobody = sql`not exists (select 1 from r where kind not in ('field', 'kpi'))${sameDefinitions}`;
+      const nobody = sql`${nobodyFoundSql()}${sameDefinitions}`;
       const create = contactWriteParts(bindIn(bind, 'n'), ifNobody, { insertOnlyIf: nobody });
       parts.push(...create.parts);
       results.push(...create.results);

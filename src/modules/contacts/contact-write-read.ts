@@ -126,6 +126,11 @@ export function contactWriteReadParts(lock: boolean, values: ContactWriteReadVal
   };
 }
 
+/** True when the read `read` (a CTE of its rows) found no owner and no contact: its definitions' rows aside. */
+export function nobodyFoundSql(read = sql.raw('r')): RawBuilder<boolean> {
+  return sql<boolean>`not exists (select 1 from ${read} where kind not in ('field', 'kpi'))`;
+}
+
 /**
  * PostgreSQL: true when the custom field and KPI rows of the read `read` (a CTE of its rows,
  * ContactWriteReadRow's columns) are exactly those bound as `definitions`, the JSON of

@@ -1,9 +1,7 @@
 import type { Db } from '../../db/connect.js';
 import type { Tx } from '../../db/transaction.js';
-import { inWriteUnit, StaleRead } from '../../db/write-unit.js';
-import { AppError, type Problem } from '../../errors.js';
-import { newId } from '../../ids.js';
-import { parseStoredJson } from '../../json-limits.js';
+import { inWriteUnit } from '../../db/write-unit.js';
+import { unlessRefused } from '../../errors.js';
 import { type IdempotentRequest, oncePerKey } from '../idempotency/idempotency.service.js';
 import { writeUnlessRead } from './contact-write-first.js';
 import { type ContactWritePlan, executeContactWrite } from './contact-write-plan.js';
@@ -14,13 +12,11 @@ import {
   contactWriteReadValues,
   readForContactWrite,
 } from './contact-write-read.js';
-import type { FieldDefinition } from './contacts.repo.js';
+import { createProblems, decideContactWrite, echo, fieldNameKey, kpiPath } from './contact-write-rules.js';
 import type { LeadInput, LeadResult } from './contacts.schemas.js';
 import { definitionRows, definitionsLastSeen, rememberDefinitions } from './definitions-seen.js';
-import { parseFieldValue, type StoredFieldValue } from './field-values.js';
-import { KPI_RANGE_TEXT, microsToNumber, parseKpiIncrement } from './kpi-values.js';
-import { MAX_METADATA_BYTES, metadataTooLarge, type NormalizedLead, normalizeLead } from './lead-input.js';
-import { pointerSegment } from './normalize.js';
+import { KPI_RANGE_TEXT, microsToNumber } from './kpi-values.js';
+import { normalizeLead } from './lead-input.js';
 
 /** The 200 body of `POST /api/leads`, also what a trigger with a `lead` object gets back. */
 export type ContactWriteResult = LeadResult;
@@ -135,15 +131,16 @@ export function prepareContactWrite(input: LeadInput, at = ''): PreparedContactW
       // The definitions the lead names, as this process last read them: the rules decide on them
       // and the statement writes only if its read finds them unchanged (definitions-seen.ts).
       const assumed = prepared.definitionsAssumed(accountId);
-      // Decided first, for each thing the read may find whose decision does not need what it reads.
-      const ifNobody = assumed && canCreateBeforeRead ? decideBeforeRead({ ...NOBODY, ...assumed }, now) : undefined;
-      const ifFound = assumed && input.metadata === undefined ? decideIfFoundBeforeRead(now, assumed) : undefined;
+      // Decided first, for each thing the read may find whose decision does not need what it
+      // reads; a refusal (metadata too large) is the read's to make.
+      const ifNobody = unlessRefused(() => prepared.decideIfNobody(now, assumed));
+      const ifFound = prepared.decideIfFound(now, assumed);
       if (!(ifNobody || ifFound) || !contactWriteReadHasRows(values))
         return { read: remembered(accountId, await readForContactWrite(q, values, false)) };
       const outcome = await writeUnlessRead(q, accountId, values, {
         ifNobody: ifNobody?.plan,
         ifFound: ifFound?.plan,
-        definitions: assumed!.rows,
+        definitions: assumed?.rows,
       });
       if ('read' in outcome) return { read: remembered(accountId, outcome.read) };
       if (outcome.written === 'created') return { written: ifNobody!.result(outcome.kpisAdded) };
@@ -152,12 +149,12 @@ export function prepareContactWrite(input: LeadInput, at = ''): PreparedContactW
       return { written: ifFound!.result(outcome.kpisAdded) };
     },
     decideIfNobody(now, assumed) {
-      const on = definitions ? assumed : NO_DEFINITIONS;
-      return canCreateBeforeRead && on ? prepared.decide({ ...NOBODY, ...on }, now) : undefined;
+      const found = expected(assumed);
+      return canCreateBeforeRead && found ? prepared.decide({ owners: {}, fields: found.fields, kpiIds: found.kpiIds }, now) : undefined;
     },
     decideIfFound(now, assumed) {
-      const on = definitions ? assumed : NO_DEFINITIONS;
-      return on && input.metadata === undefined ? decideIfFoundBeforeRead(now, on) : undefined;
+      const found = expected(assumed);
+      return found && input.metadata === undefined ? decideIfFoundBeforeRead(now, found) : undefined;
     },
     decide(read, now) {
       const decision = decideContactWrite(lead, input, read, now, at);
@@ -179,27 +176,21 @@ export function prepareContactWrite(input: LeadInput, at = ''): PreparedContactW
       };
     },
   };
-  /** The decision for a read, decided before it is run (undefined: the rules refuse it). */
-  const decideBeforeRead = (read: ContactWriteRead, now: number): DecidedContactWrite | undefined => {
-    try {
-      return prepared.decide(read, now);
-    } catch (err) {
-      if (err instanceof AppError) return undefined;
-      throw err;
-    }
-  };
+  /** The definitions a read is expected to find: none named, or those assumed (undefined: not known). */
+  const expected = (assumed: AssumedDefinitions | undefined): Definitions | undefined => (definitions ? assumed : NO_DEFINITIONS);
   /**
    * The decision for a read that finds the contact, when it does not depend on what the read
    * finds: one identifier sent (so no 409, another contact owning another one) and no metadata
-   * (its merge needs the stored value); definitions as `assumed`. The contact is
-   * a placeholder (FOUND): the statement updates the one its read picks, without a version guard.
-   * `assumed`: the definitions the read is expected to find (none when the lead names none).
+   * (its merge needs the stored value); `found`, the definitions the read is expected to find.
+   * The contact is a placeholder (FOUND): the statement updates the one its read picks, without
+   * a version guard.
    */
-  const decideIfFoundBeforeRead = (now: number, assumed: Definitions): DecidedContactWrite | undefined => {
+  const decideIfFoundBeforeRead = (now: number, found: Definitions): DecidedContactWrite | undefined => {
     const sent = (['byId', 'byEmail', 'byPhone'] as const).filter((_, i) => [lead.id, lead.email, lead.phone][i] !== undefined);
     if (sent.length !== 1) return undefined;
     const owners: ContactWriteRead['owners'] = { [sent[0]!]: FOUND };
-    return decideBeforeRead({ owners, contact: { id: FOUND, metadata: '{}', version: 0 }, ...assumed }, now);
+    const contact = { id: FOUND, metadata: '{}', version: 0 };
+    return unlessRefused(() => prepared.decide({ owners, contact, fields: found.fields, kpiIds: found.kpiIds }, now));
   };
   /** The read, its definitions kept for the next lead write naming them. */
   const remembered = (accountId: string, read: ContactWriteRead): ContactWriteRead => {
@@ -209,9 +200,6 @@ export function prepareContactWrite(input: LeadInput, at = ''): PreparedContactW
   return prepared;
 }
 
-/** What a read that finds nobody reads (no owner, no contact, no definitions). */
-const NOBODY: ContactWriteRead = { owners: {}, fields: [], kpiIds: [] };
-
 type Definitions = Pick<ContactWriteRead, 'fields' | 'kpiIds'>;
 
 /** The definitions of a lead that names no custom field and no KPI. */
@@ -219,72 +207,6 @@ const NO_DEFINITIONS: AssumedDefinitions = { fields: [], kpiIds: [] };
 
 /** The contact of a plan decided before its read finds it (contact-write-first.ts replaces it). */
 const FOUND = '(the contact found)';
-
-/** What a lead lacks to create a contact: a name, and an email or a phone. */
-function createProblems(lead: NormalizedLead, at: string): Problem[] {
-  const problems: Problem[] = [];
-  if (lead.name === undefined) problems.push({ path: `${at}/name`, message: 'is required to create a contact (at least 2 characters)' });
-  if (lead.email === undefined && lead.phone === undefined) {
-    problems.push({ path: `${at}/email`, message: 'an email or a phone is required to create a contact' });
-  }
-  return problems;
-}
-
-/** The contact a lead write's read picked (lookup order id -> email -> phone); undefined: the write creates one. */
-export function contactPickedBy(read: ContactWriteRead): string | undefined {
-  return read.owners.byId ?? read.owners.byEmail ?? read.owners.byPhone;
-}
-
-/**
- * The rules, from what was read: lookup order id -> email -> phone (the first identifier that
- * matches decides); another sent identifier owned by a different contact is a 409; no match
- * creates the contact (a name and an address required). The contact found is listed again,
- * renamed, stamped, its metadata merged.
- */
-function decideContactWrite(
-  lead: NormalizedLead,
-  input: LeadInput,
-  read: ContactWriteRead,
-  now: number,
-  at: string,
-): { plan: ContactWritePlan; warnings: Problem[]; fields?: FieldEcho } {
-  const { owners } = read;
-  const existing = contactPickedBy(read);
-  if ((owners.byEmail !== undefined && owners.byEmail !== existing) || (owners.byPhone !== undefined && owners.byPhone !== existing)) {
-    throw new AppError('IDENTIFIER_CONFLICT');
-  }
-  // An owner seen without its row: the contact went (erased) between the two; read again.
-  if (existing !== undefined && read.contact?.id !== existing) throw new StaleRead('contact');
-  let contact: ContactWritePlan['contact'];
-  if (existing === undefined) {
-    const problems = createProblems(lead, at);
-    if (problems.length > 0) throw new AppError('VALIDATION', { details: problems });
-    contact = { kind: 'insert', name: lead.name!, metadata: JSON.stringify(input.metadata ?? {}) };
-  } else {
-    contact = { kind: 'update', version: read.contact!.version };
-    if (lead.name !== undefined) contact.name = lead.name;
-    if (input.metadata !== undefined) contact.metadata = mergeMetadata(read.contact!.metadata, input.metadata, at);
-  }
-  const plan: ContactWritePlan = {
-    contactId: existing ?? newId('ld'),
-    now,
-    contact,
-    tagsAdd: lead.tagsAdd ?? [],
-    tagsRemove: existing === undefined ? [] : (lead.tagsRemove ?? []),
-    fieldSets: [],
-    fieldClears: [],
-    kpis: [],
-  };
-  if (lead.email !== undefined && owners.byEmail === undefined) plan.email = lead.email;
-  if (lead.phone !== undefined && owners.byPhone === undefined) plan.phone = lead.phone;
-  if (lead.note) plan.note = { id: newId('nt'), ...lead.note };
-  if (input.tracker !== undefined) plan.tracker = input.tracker;
-
-  const warnings: Problem[] = [];
-  const fields = input.fields === undefined ? undefined : decideFields(plan, input.fields, read.fields, warnings, at);
-  if (input.kpis !== undefined) decideKpis(plan, input.kpis, read.kpiIds, warnings, at);
-  return fields === undefined ? { plan, warnings } : { plan, warnings, fields };
-}
 
 /**
  * `POST /api/leads`: one unit of work (one or two statements on PostgreSQL, no transaction); a lost
@@ -298,90 +220,4 @@ export async function writeContact(db: Db, accountId: string, input: LeadInput, 
     );
   }
   return inWriteUnit(db, (tx) => oncePerKey(tx, key, () => applyContactWrite(tx, accountId, input, Date.now())), { transaction: true });
-}
-
-/** Shallow merge: keys sent replace stored ones (null included), keys not sent stay. */
-function mergeMetadata(stored: string, sent: Record<string, unknown>, at: string): string {
-  // Spread, not Object.assign, so a `__proto__` key stays plain data. Stored keys deeper than
-  // the nesting limit (written before it existed) are cut, like on every read.
-  const merged = JSON.stringify({ ...parseStoredJson<Record<string, unknown>>(stored), ...sent });
-  if (Buffer.byteLength(merged, 'utf8') > MAX_METADATA_BYTES) throw new AppError('VALIDATION', { details: [metadataTooLarge(at)] });
-  return merged;
-}
-
-type FieldEcho = { key: string; value: StoredFieldValue | null }[];
-
-/** Field keys match definitions by name, ignoring case and surrounding spaces. */
-const fieldNameKey = (key: string) => key.trim().toLowerCase();
-
-/** Known fields in a valid format are set or cleared; the rest become warnings. */
-function decideFields(
-  plan: ContactWritePlan,
-  entries: { key: string; value: unknown }[],
-  definitions: FieldDefinition[],
-  warnings: Problem[],
-  at: string,
-): FieldEcho {
-  if (entries.length === 0) return [];
-  const byKey = new Map(definitions.map((d) => [d.name_key, d]));
-  // Keyed by field: when a call names a field twice, the last valid entry wins.
-  const applied = new Map<string, { key: string; value: StoredFieldValue | null }>();
-  entries.forEach((entry, i) => {
-    const definition = byKey.get(fieldNameKey(entry.key));
-    if (!definition) {
-      warnings.push({ path: `${at}/fields/${i}`, message: `unknown custom field '${entry.key}'` });
-      return;
-    }
-    const result = parseFieldValue(definition.type, entry.value);
-    if (result.kind === 'invalid') {
-      warnings.push({ path: `${at}/fields/${i}`, message: `value of custom field '${definition.name}' ${result.message}` });
-      return;
-    }
-    applied.set(definition.id, { key: definition.name, value: result.kind === 'set' ? result.value : null });
-  });
-  plan.fieldSets = [...applied].filter(([, v]) => v.value !== null).map(([fieldId, v]) => ({ fieldId, json: JSON.stringify(v.value) }));
-  plan.fieldClears = [...applied].filter(([, v]) => v.value === null).map(([fieldId]) => fieldId);
-  return [...applied.values()];
-}
-
-const kpiPath = (at: string, kpiId: string) => `${at}/kpis/${pointerSegment(kpiId)}`;
-
-/**
- * Known KPIs with a numeric value are to be added to the stored totals; the rest become
- * warnings. An increment that would take its total out of range is refused by the write
- * statement itself, per KPI (decisions.md, Limits): applyContactWrite warns after it.
- */
-function decideKpis(plan: ContactWritePlan, sent: Record<string, unknown>, knownIds: string[], warnings: Problem[], at: string): void {
-  const known = new Set(knownIds);
-  for (const [kpiId, raw] of Object.entries(sent)) {
-    const increment = parseKpiIncrement(raw);
-    if (!known.has(kpiId)) warnings.push({ path: kpiPath(at, kpiId), message: `unknown KPI '${kpiId}'` });
-    else if ('micros' in increment) plan.kpis.push({ kpiId, micros: increment.micros });
-    else if (increment.problem === 'not a number')
-      warnings.push({ path: kpiPath(at, kpiId), message: `value of KPI '${kpiId}' must be a number` });
-    else warnings.push({ path: kpiPath(at, kpiId), message: `value of KPI '${kpiId}' must be within ${KPI_RANGE_TEXT}` });
-  }
-}
-
-/** The members that were sent, in their stored form (decisions.md, Response 200). */
-function echo(
-  id: string,
-  created: boolean,
-  lead: NormalizedLead,
-  input: LeadInput,
-  applied: { fields?: FieldEcho; kpis?: Record<string, number> },
-  warnings: Problem[],
-): ContactWriteResult {
-  const result: ContactWriteResult = { id, created, warnings };
-  if (lead.email !== undefined) result.email = lead.email;
-  if (lead.phone !== undefined) result.phone = lead.phone;
-  if (lead.name !== undefined) result.name = lead.name;
-  if (lead.tagsAdd !== undefined) result.tags = lead.tagsAdd;
-  if (lead.tagsRemove !== undefined) result.tagsRemove = lead.tagsRemove;
-  if (applied.fields !== undefined) result.fields = applied.fields;
-  if (applied.kpis !== undefined) result.kpis = applied.kpis;
-  if (input.metadata !== undefined) result.metadata = input.metadata;
-  if (lead.note !== undefined) result.note = lead.note;
-  if (input.tracker !== undefined) result.tracker = input.tracker;
-  return result;
 }

@@ -12,8 +12,8 @@ export { type ContactProfile, getContactProfile, readContactByAddress, readConta
 export {
   applyContactWrite,
   type ContactWriteResult,
-  contactPickedBy,
   type PreparedContactWrite,
   prepareContactWrite,
   writeContact,
 } from './contact-write.js';
+export { contactPickedBy } from './contact-write-rules.js';

@@ -1,11 +1,11 @@
 import { type RawBuilder, sql } from 'kysely';
 import { bindIn, StatementShapes } from '../../db/constant-statements.js';
 import type { Tx } from '../../db/transaction.js';
-import { AppError } from '../../errors.js';
+import { unlessRefused } from '../../errors.js';
 import type { DecidedContactWrite, PreparedContactWrite } from '../contacts/contact-write.js';
 import type { ContactWritePlan } from '../contacts/contact-write-plan.js';
 import { contactWriteParts, contactWriteShapeKey, contactWriteShapeOf, contactWriteValues } from '../contacts/contact-write-plan.js';
-import { contactWriteReadShape, definitionsUnchangedSql } from '../contacts/contact-write-read.js';
+import { contactWriteReadShape, definitionsUnchangedSql, nobodyFoundSql } from '../contacts/contact-write-read.js';
 import { campaignLastSeen } from './trigger-campaigns-seen.js';
 import {
   type LeadTriggerRead,
@@ -113,7 +113,7 @@ export async function readOrWriteLeadTrigger(
     const written: RawBuilder<unknown>[] = [];
     if (nobodyShape) {
       // Nobody: no owner and no contact among the read's rows (its definitions' rows aside).
-      const nobody = sql`exists (select 1 from seen) and not exists (select 1 from r where kind not in ('field', 'kpi'))`;
+      const nobody = sql`exists (select 1 from seen) and ${nobodyFoundSql()}`;
       const create = contactWriteParts(bindIn(bind, 'n'), nobodyShape, {
         insertOnlyIf: nobody,
         after: [sql`sent as (insert into sends (${sendColumns()}) select ${sendRowValues(bind)} from c returning id)`],
@@ -176,9 +176,9 @@ function decideFirst(
   const assumed = prepared.definitionsAssumed(accountId);
   if (campaign === undefined || assumed === undefined) return undefined;
   const first: DecidedFirst = { campaign, definitions: assumed.rows };
-  const nobody = refusedAsUndefined(() => prepared.decideIfNobody(now, assumed));
+  const nobody = unlessRefused(() => prepared.decideIfNobody(now, assumed));
   if (nobody) {
-    const decision = refusedAsUndefined(() =>
+    const decision = unlessRefused(() =>
       decideTrigger({ campaign, contact: newContactOf(nobody.plan, now), allowance: null }, triggerData, now),
     );
     if (decision?.plan.kind === 'insert') first.ifNobody = { contactWrite: nobody, decision, send: decision.plan.send };
@@ -186,18 +186,8 @@ function decideFirst(
   const found = campaign.mode === 'delay' ? prepared.decideIfFound(now, assumed) : undefined;
   if (found) {
     const contact: TriggerContact = { ...newContactOf(found.plan, now), pendingSendId: PENDING };
-    const decision = refusedAsUndefined(() => decideTrigger({ campaign, contact, allowance: null }, triggerData, now));
+    const decision = unlessRefused(() => decideTrigger({ campaign, contact, allowance: null }, triggerData, now));
     if (decision?.plan.kind === 'restart') first.ifPending = { contactWrite: found, decision, dueAt: decision.plan.dueAt };
   }
   return first.ifNobody || first.ifPending ? first : undefined;
-}
-
-/** `decide()`, or undefined when the rules refuse: the read decides that case, in the order of checks. */
-function refusedAsUndefined<T>(decide: () => T | undefined): T | undefined {
-  try {
-    return decide();
-  } catch (err) {
-    if (err instanceof AppError) return undefined;
-    throw err;
-  }
 }
