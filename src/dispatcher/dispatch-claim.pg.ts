@@ -14,6 +14,7 @@ import {
   type ClaimedSend,
   claimPicked,
   claimValues,
+  lookAheadOfClaim,
   pickDue,
   queueFront,
   rearmWoken,
@@ -29,7 +30,7 @@ import type { DueData } from './due-checks.js';
  * and the same statement reads, for the sends it claims, their campaigns, their contacts'
  * profiles (a query per table), their receipts and the suppressed addresses among theirs, each
  * as a JSON array of the rows the SQLite path reads with separate statements (due-checks.ts
- * readDueData). The rows are put
+ * readDueData), and the queue's look-ahead (lookAheadOfClaim). The rows are put
  * together by the same functions on both engines, and the rules that judge them are
  * verdictsOf's: only the reading differs.
  *
@@ -42,7 +43,7 @@ export async function claimWithDueData(
   now: number,
   leaseMs: number,
   limit: number,
-): Promise<{ sends: ClaimedSend[]; data: DueData }> {
+): Promise<{ sends: ClaimedSend[]; data: DueData; nextDueAt: number | null }> {
   const { rows } = await CLAIMS.run<ClaimRead>(db.kysely, 'claim with due data', claimValues(now, leaseMs, limit), (bind) =>
     claimStatement(db, bind),
   );
@@ -60,10 +61,12 @@ export async function claimWithDueData(
     lastReceiptAt: latestReceiptOf(read.receipts),
     suppressed: suppressedFrom(read.suppressed),
   };
-  return { sends, data };
+  return { sends, data, nextDueAt: read.next_due === null ? null : Number(read.next_due) };
 }
 
-type ClaimRead = Record<'sends' | 'campaigns' | 'receipts' | 'suppressed' | keyof ContactProfileRows, never[]>;
+type ClaimRead = Record<'sends' | 'campaigns' | 'receipts' | 'suppressed' | keyof ContactProfileRows, never[]> & {
+  next_due: number | string | null;
+};
 
 /** The statement: built once per process (CLAIMS), its values bound as parameters. */
 function claimStatement(db: Db, bind: Bind) {
@@ -99,7 +102,8 @@ function claimStatement(db: Db, bind: Bind) {
            ${rowsOf(profiles.noteRows)} as "noteRows",
            ${rowsOf(profiles.trackers)} as trackers,
            ${rowsOf(receipts)} as receipts,
-           ${rowsOf(suppressed)} as suppressed`;
+           ${rowsOf(suppressed)} as suppressed,
+           ${lookAheadOfClaim(bind)} as next_due`;
 }
 
 /** A listing: a SELECT whose ORDER BY can be taken off and a column added. */

@@ -8,12 +8,15 @@ import { type DueData, readDueData } from './due-checks.js';
 export interface ClaimedBatch {
   sends: ClaimedSend[];
   data: DueData;
+  /** PostgreSQL: the queue's look-ahead, read by the claim's statement (lookAheadOfClaim); SQLite reads it apart. */
+  nextDueAt?: number | null;
 }
 
 /**
  * Claims a batch of due sends and reads its data in one unit of work, on either engine.
  *
- * PostgreSQL: one statement (dispatch-claim.pg.ts), one round trip. SQLite: one job of the
+ * PostgreSQL: one statement (dispatch-claim.pg.ts), one round trip, which also reads the
+ * queue's look-ahead (when the loop should look next), a round trip more otherwise. SQLite: one job of the
  * commit queue (db/transaction.ts): the claim statement, then the reads, a statement per table,
  * in the same transaction. A separate read transaction cost its own begin and commit and a turn
  * of the event loop per batch. The reads see the claim (a claimed send counts as a receipt), as

@@ -147,6 +147,29 @@ export async function nextDueAt(db: Queryable): Promise<number | undefined> {
 }
 
 /**
+ * nextDueAt as it will be once a PostgreSQL claim (queueFront, rearmWoken, pickDue, claimPicked;
+ * values: claimValues) has committed, read by the claim's own statement: one round trip for a
+ * claim that comes back short, instead of two. The statement sees the queue as it was when it
+ * began, before its own updates, so the parts it changes are read as they will be:
+ * - the front's sends it does not claim: due ones are claimable now; the ones it re-arms wake
+ *   at their due time;
+ * - the waiting sends behind the front: their wake time, as nextDueAt reads it;
+ * - the leases: those of other workers' sends, and this claim's own (leaseUntil).
+ * Sends queued after the statement began are not seen: the process that queues one wakes the
+ * workers (notify) once it has committed, as it must anyway for a worker asleep.
+ */
+export function lookAheadOfClaim(bind: Bind) {
+  const now = bind('now');
+  const waiting = (status: SendStatus) =>
+    sql`(select min(wake_at) from sends where status = ${sql.lit(status)} and id not in (select id from front))`;
+  return sql<number | string | null>`least(
+      (select min(greatest(due_at, ${now})) from front where id not in (select id from picked)),
+      ${waiting('queued')}, ${waiting('pending')},
+      (select min(lease_until) from sends where status = 'sending' and id not in (select id from picked)),
+      (select ${bind('leaseUntil')}::bigint from picked limit 1))`;
+}
+
+/**
  * Extends the leases of sends still ours to `until`, in one fenced statement on the priority
  * connections (API load cannot hold a renewal up); answers the ids renewed. Fenced like an
  * outcome (status sending, the attempt we claimed); grouped by attempt number, as an OR per

@@ -6,7 +6,7 @@ import type { Channel } from '../contract/constants.js';
 import type { Db } from '../db/connect.js';
 import type { Tx } from '../db/transaction.js';
 import { doublingDelays, retryAt as nextTryAt, type RetrySchedule, retryDelay } from '../jobs/backoff.js';
-import { JobRunner } from '../jobs/runner.js';
+import { type Claim, JobRunner } from '../jobs/runner.js';
 import type { Campaign } from '../modules/campaigns/campaign.js';
 import type { ContactProfile } from '../modules/contacts/contacts.service.js';
 import type { SendOutcome } from '../ops/metrics.js';
@@ -115,6 +115,9 @@ export class Dispatcher {
         // With few sends in flight (the usual case) the claim happens at once.
         claimWhenFree: Math.floor(concurrency / 4),
         idlePollMs: options.idlePollMs ?? 5_000,
+        // A short claim whose look-ahead says "due now" found sends another worker's claim holds
+        // (SKIP LOCKED): they are that worker's; new ones wake this loop (notify) anyway.
+        minRecheckMs: 10,
         stalledAfterMs: options.stalledAfterMs,
       },
     );
@@ -148,10 +151,10 @@ export class Dispatcher {
   }
 
   /** The claim reads what the batch's checks and rendering need with it (dispatch-claim.ts), kept for checkBatch. */
-  private async claim(now: number, leaseMs: number, limit: number): Promise<ClaimedSend[]> {
-    const { sends, data } = await claimBatch(this.options.db, now, leaseMs, limit);
+  private async claim(now: number, leaseMs: number, limit: number): Promise<Claim<ClaimedSend>> {
+    const { sends, data, nextDueAt } = await claimBatch(this.options.db, now, leaseMs, limit);
     if (sends.length > 0) this.claimedData.set(sends, data);
-    return sends;
+    return { jobs: sends, nextDueAt };
   }
 
   /**
@@ -325,6 +328,7 @@ export class Dispatcher {
     const retryAt = temporary ? nextTryAt(this.retry, send.attempts, now) : null;
     if (retryAt !== null) {
       await requeue(this.options.db, send, reason, retryAt, now);
+      this.runner.notify(retryAt);
       this.options.metrics?.sendFinished(send.channel, 'retry');
     } else {
       await finishUndelivered(

@@ -12,7 +12,7 @@ export interface JobQueue<J extends LeasedJob, B = undefined> {
   /** Names the queue in logs. */
   readonly name: string;
   /** Claims up to `limit` due jobs, leased until `now + leaseMs`. */
-  claim(now: number, leaseMs: number, limit: number): Promise<J[]>;
+  claim(now: number, leaseMs: number, limit: number): Promise<Claim<J>>;
   /** The earliest moment something becomes claimable (a due job, or a lease running out). */
   nextDueAt(): Promise<number | undefined>;
   /**
@@ -24,6 +24,17 @@ export interface JobQueue<J extends LeasedJob, B = undefined> {
   prepareBatch?(jobs: J[]): B;
   /** Runs one claimed job and writes its outcome; a rejection is only logged (its lease retries it). */
   run(job: J, batch: B): Promise<void>;
+}
+
+/** What a claim took, and what it read of the queue behind them if it read that too. */
+export interface Claim<J> {
+  jobs: J[];
+  /**
+   * The look-ahead (nextDueAt) as of the claim, read in the same round trip: the earliest
+   * moment something left in the queue becomes claimable, null when nothing waits. Left out,
+   * the loop asks nextDueAt() when it needs to.
+   */
+  nextDueAt?: number | null;
 }
 
 export interface JobRunnerOptions {
@@ -43,7 +54,7 @@ export interface JobRunnerOptions {
   /** Longest sleep: bounds how late a job queued by a process that cannot wake this one is seen. */
   idlePollMs: number;
   /**
-   * Shortest sleep after a claim that found nothing although the look-ahead says something is
+   * Shortest sleep after a claim that came back short although the look-ahead says something is
    * due (another worker's claim holds it for a moment): wait a little rather than spin on it.
    */
   minRecheckMs?: number;
@@ -74,8 +85,15 @@ export class JobRunner<J extends LeasedJob, B = undefined> {
   private loopEnded = false;
   private loopDone: Promise<void> | undefined;
   private wake: (() => void) | undefined;
-  /** Set by notify() or a freed slot while the loop is busy, so the next sleep returns at once. */
+  /** The current sleep's timer and its end (runner clock); notify(at) can bring the end forward. */
+  private sleepTimer: NodeJS.Timeout | undefined;
+  private sleepEnd: number | undefined;
+  /** Set by notify() while the loop is busy, so the next sleep returns at once. */
   private woken = false;
+  /** The earliest notify(at) in the future given while the loop was busy: its next sleep ends by then. */
+  private dueHint: number | undefined;
+  /** The loop sleeps because no slot was free to claim into: a job that ends wakes it. */
+  private waitingForSlot = false;
   /** When the loop's current database step began; undefined while it sleeps (a timer will wake it). */
   private stepStartedAt: number | undefined;
 
@@ -112,10 +130,23 @@ export class JobRunner<J extends LeasedJob, B = undefined> {
     return started !== undefined && now - started > (this.options.stalledAfterMs ?? 30_000) ? 'stalled' : 'ok';
   }
 
-  /** Something is due: look again now rather than at the end of the current sleep. */
-  notify(): void {
-    this.woken = true;
-    this.wake?.();
+  /**
+   * Something is claimable at `at` (runner clock; now when not given): look again then rather
+   * than at the end of the current sleep. A job that schedules a retry says so too, since a
+   * job's end wakes the loop only when it waits for a slot.
+   */
+  notify(at?: number): void {
+    const now = this.now();
+    if (at === undefined || at <= now) {
+      this.woken = true;
+      this.wake?.();
+    } else if (this.wake === undefined) {
+      this.dueHint = Math.min(this.dueHint ?? at, at);
+    } else if (at < this.sleepEnd!) {
+      clearTimeout(this.sleepTimer);
+      this.sleepEnd = at;
+      this.sleepTimer = setTimeout(this.wake, at - now);
+    }
   }
 
   /**
@@ -158,15 +189,15 @@ export class JobRunner<J extends LeasedJob, B = undefined> {
   async runOnce(): Promise<number> {
     if (this.shutdown.signal.aborted) return 0;
     const claimed = await this.claim(this.options.concurrency);
-    await Promise.all(this.launch(claimed));
-    return claimed.length;
+    await Promise.all(this.launch(claimed.jobs));
+    return claimed.jobs.length;
   }
 
   /** Claims up to `limit` due jobs and keeps their leases from now on. */
-  private async claim(limit: number): Promise<J[]> {
+  private async claim(limit: number): Promise<Claim<J>> {
     const now = this.now();
     const claimed = await this.queue.claim(now, this.options.leaseMs, limit);
-    this.leases?.hold(claimed, now);
+    this.leases?.hold(claimed.jobs, now);
     return claimed;
   }
 
@@ -180,9 +211,12 @@ export class JobRunner<J extends LeasedJob, B = undefined> {
       const free = concurrency - this.inflight.size;
       const capacity = free >= this.claimWhenFree || this.inflight.size === 0 ? free : 0;
       let claimed = 0;
+      let lookAhead: number | null | undefined;
       if (capacity > 0) {
         try {
-          claimed = this.launch(await this.claim(capacity)).length;
+          const claim = await this.claim(capacity);
+          claimed = this.launch(claim.jobs).length;
+          lookAhead = claim.nextDueAt;
           failures = 0;
         } catch (err) {
           failures++;
@@ -194,37 +228,51 @@ export class JobRunner<J extends LeasedJob, B = undefined> {
       if (this.stopping) break;
       // A full batch means more may be due: go again at once.
       if (capacity > 0 && claimed === capacity) continue;
-      await this.sleep(capacity > 0 ? await this.untilNextDue(claimed) : idlePollMs);
+      // Claimed fewer than it could: nothing more is due before the look-ahead says, and a job
+      // that ends changes none of that (a retry it schedules calls notify). Only a loop that
+      // had no slot to claim into waits for a job to end.
+      if (capacity > 0) await this.sleep(await this.untilNextDue(lookAhead));
+      else await this.sleep(idlePollMs, { forSlot: true });
     }
   }
 
-  /** How long to sleep until the next job is due, the idle poll at most. */
-  private async untilNextDue(claimed: number): Promise<number> {
+  /** How long to sleep until the next job is due, the idle poll at most; `lookAhead`: the claim's, if it read one. */
+  private async untilNextDue(lookAhead: number | null | undefined): Promise<number> {
     const { idlePollMs, minRecheckMs = 0 } = this.options;
     try {
-      const next = await this.queue.nextDueAt();
+      const next = lookAhead === undefined ? await this.queue.nextDueAt() : (lookAhead ?? undefined);
       if (next === undefined) return idlePollMs;
       // +1 ms: claims compare due times <= now, so never wake a hair early.
-      return Math.min(idlePollMs, Math.max(next - this.now() + 1, claimed === 0 ? minRecheckMs : 0));
+      return Math.min(idlePollMs, Math.max(next - this.now() + 1, minRecheckMs));
     } catch (err) {
       this.options.logger.error({ err, queue: this.queue.name }, 'reading the next due job failed');
       return idlePollMs;
     }
   }
 
-  /** Sleeps `ms`, or until a notify() or a freed slot, whichever comes first. */
-  private async sleep(ms: number): Promise<void> {
+  /**
+   * Sleeps `ms` (ended sooner by a notify(at) given meanwhile), or until a notify() now, or,
+   * `forSlot`, until a job ends.
+   */
+  private async sleep(ms: number, { forSlot = false } = {}): Promise<void> {
+    if (this.dueHint !== undefined) {
+      ms = Math.min(ms, this.dueHint - this.now());
+      this.dueHint = undefined;
+    }
     if (ms <= 0 || this.stopping || this.woken) return;
     this.stepStartedAt = undefined;
+    this.waitingForSlot = forSlot;
     await new Promise<void>((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
+      this.wake = () => {
+        clearTimeout(this.sleepTimer);
+        this.wake = undefined;
+        this.sleepEnd = undefined;
+        this.waitingForSlot = false;
         resolve();
-      }
-      this.wake = done;
+      };
+      this.sleepEnd = this.now() + ms;
+      this.sleepTimer = setTimeout(this.wake, ms);
     });
-    this.wake = undefined;
   }
 
   /** Starts a claimed batch's jobs, counted in flight; the returned promises never reject. */
@@ -239,8 +287,7 @@ export class JobRunner<J extends LeasedJob, B = undefined> {
           this.leases?.release(job);
           this.inflight.delete(work);
           // A slot opened: the loop may have been waiting for one.
-          this.woken = true;
-          this.wake?.();
+          if (this.waitingForSlot) this.wake?.();
         });
       this.inflight.add(work);
       return work;

@@ -67,7 +67,7 @@ export class WebhookWorker {
     this.runner = new JobRunner<ClaimedDelivery>(
       {
         name: 'webhook deliveries',
-        claim: (now, leaseMs, limit) => claimDue(db, now, leaseMs, limit),
+        claim: async (now, leaseMs, limit) => ({ jobs: await claimDue(db, now, leaseMs, limit) }),
         nextDueAt: async () => (await nextWakeAt(db)) ?? undefined,
         run: (row) => this.track(row),
       },
@@ -124,6 +124,7 @@ export class WebhookWorker {
     // Cut off by shutdown: record nothing; the row stays leased and is retried after the lease.
     if (this.runner.stopSignal.aborted) return;
     const finishedAt = this.now();
+    let next: number | null = null;
     const result = await recordAttempt(
       this.db,
       row,
@@ -134,8 +135,10 @@ export class WebhookWorker {
         statusCode: outcome.statusCode,
         error: outcome.error,
       },
-      (firstAttemptAt) => retryAt(WEBHOOK_RETRY, row.attempts, finishedAt, firstAttemptAt),
+      (firstAttemptAt) => (next = retryAt(WEBHOOK_RETRY, row.attempts, finishedAt, firstAttemptAt)),
     );
+    // The loop sleeps until its look-ahead, which the retry may come before.
+    if (result === 'retry' && next !== null) this.runner.notify(next);
     this.metrics?.webhookAttempt(result);
     // The URL is left out: its query may carry the receiver's token.
     const fields = {

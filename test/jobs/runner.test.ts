@@ -18,7 +18,7 @@ function fakeQueue(options: { ms?: number; renew?: (ids: string[]) => string[] }
     name: 'fake',
     async claim(_now, _leaseMs, limit) {
       stats.claims++;
-      return due.splice(0, limit);
+      return { jobs: due.splice(0, limit) };
     },
     async nextDueAt() {
       return due.length > 0 ? 0 : undefined;
@@ -74,6 +74,69 @@ describe('job runner', () => {
     assert.equal(runner.health(Date.now()), 'ok');
     await runner.stop();
     assert.equal(runner.health(Date.now()), 'stopped');
+  });
+
+  test('a loop without a free slot claims as soon as a job ends, not at its idle poll', async () => {
+    const { queue, stats, add } = fakeQueue({ ms: 20 });
+    add(6);
+    const runner = new JobRunner(queue, { logger: quiet, leaseMs: 60_000, concurrency: 2, idlePollMs: 60_000 });
+    runner.start();
+    await until(() => stats.done.length === 6, 1_000);
+    await runner.stop();
+    assert.equal(stats.maxInFlight, 2);
+  });
+
+  test('a job that ends does not make the loop claim again when its last claim came back short', async () => {
+    const { queue, stats, add } = fakeQueue({ ms: 30 });
+    add(1);
+    const runner = new JobRunner(queue, { logger: quiet, leaseMs: 60_000, concurrency: 4, idlePollMs: 60_000 });
+    runner.start();
+    await until(() => stats.done.length === 1);
+    await delay(50);
+    // The first claim took the only job (1 of 4): the queue had nothing more, and a job's end adds nothing.
+    assert.equal(stats.claims, 1);
+    await runner.stop();
+  });
+
+  test('notify(at) wakes a sleeping loop at that moment, not before', async () => {
+    const { queue, stats, add } = fakeQueue();
+    const runner = new JobRunner(queue, { logger: quiet, leaseMs: 60_000, concurrency: 4, idlePollMs: 60_000 });
+    runner.start();
+    await until(() => stats.claims >= 1);
+    await delay(20); // asleep: its look-ahead found nothing
+    const at = Date.now() + 150;
+    add(1);
+    runner.notify(at);
+    runner.notify(at + 10_000); // a later moment changes nothing
+    await delay(60);
+    assert.equal(stats.claims, 1, 'not claimed before its time');
+    await until(() => stats.done.length === 1, 1_000);
+    assert.ok(Date.now() >= at);
+    await runner.stop();
+  });
+
+  test('notify(at) given while the loop works ends its next sleep at that moment', async () => {
+    const { queue, stats, add } = fakeQueue();
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const claim = queue.claim;
+    const runner: JobRunner<FakeJob> = new JobRunner(
+      {
+        ...queue,
+        claim: async (now, leaseMs, limit) => {
+          await gate;
+          return claim(now, leaseMs, limit);
+        },
+      },
+      { logger: quiet, leaseMs: 60_000, concurrency: 4, idlePollMs: 60_000 },
+    );
+    runner.start();
+    runner.notify(Date.now() + 100); // the first claim is still under way
+    release();
+    await delay(20);
+    add(1);
+    await until(() => stats.done.length === 1, 1_000);
+    await runner.stop();
   });
 
   test('stop waits for jobs in flight; past its grace period it aborts them', async () => {
