@@ -54,8 +54,9 @@ export interface JobRunnerOptions {
   /** Longest sleep: bounds how late a job queued by a process that cannot wake this one is seen. */
   idlePollMs: number;
   /**
-   * Shortest sleep after a claim that came back short although the look-ahead says something is
-   * due (another worker's claim holds it for a moment): wait a little rather than spin on it.
+   * Shortest sleep after a claim that came back short although the look-ahead says something was
+   * due when it claimed (another worker's claim holds it for a moment): wait a little rather
+   * than spin on it. Something that came due since the claim is claimed at once.
    */
   minRecheckMs?: number;
   /** A claim or look-ahead running longer than this makes the loop 'stalled' (/readyz). */
@@ -194,11 +195,11 @@ export class JobRunner<J extends LeasedJob, B = undefined> {
   }
 
   /** Claims up to `limit` due jobs and keeps their leases from now on. */
-  private async claim(limit: number): Promise<Claim<J>> {
+  private async claim(limit: number): Promise<Claim<J> & { at: number }> {
     const now = this.now();
     const claimed = await this.queue.claim(now, this.options.leaseMs, limit);
     this.leases?.hold(claimed.jobs, now);
-    return claimed;
+    return { ...claimed, at: now };
   }
 
   private async loop(): Promise<void> {
@@ -212,11 +213,13 @@ export class JobRunner<J extends LeasedJob, B = undefined> {
       const capacity = free >= this.claimWhenFree || this.inflight.size === 0 ? free : 0;
       let claimed = 0;
       let lookAhead: number | null | undefined;
+      let claimedAt = 0;
       if (capacity > 0) {
         try {
           const claim = await this.claim(capacity);
           claimed = this.launch(claim.jobs).length;
           lookAhead = claim.nextDueAt;
+          claimedAt = claim.at;
           failures = 0;
         } catch (err) {
           failures++;
@@ -231,19 +234,23 @@ export class JobRunner<J extends LeasedJob, B = undefined> {
       // Claimed fewer than it could: nothing more is due before the look-ahead says, and a job
       // that ends changes none of that (a retry it schedules calls notify). Only a loop that
       // had no slot to claim into waits for a job to end.
-      if (capacity > 0) await this.sleep(await this.untilNextDue(lookAhead));
+      if (capacity > 0) await this.sleep(await this.untilNextDue(claimedAt, lookAhead));
       else await this.sleep(idlePollMs, { forSlot: true });
     }
   }
 
-  /** How long to sleep until the next job is due, the idle poll at most; `lookAhead`: the claim's, if it read one. */
-  private async untilNextDue(lookAhead: number | null | undefined): Promise<number> {
+  /**
+   * How long to sleep until the next job is due, the idle poll at most, after a short claim made
+   * at `claimedAt`; `lookAhead`: the one the claim read, if it did.
+   */
+  private async untilNextDue(claimedAt: number, lookAhead: number | null | undefined): Promise<number> {
     const { idlePollMs, minRecheckMs = 0 } = this.options;
     try {
       const next = lookAhead === undefined ? await this.queue.nextDueAt() : (lookAhead ?? undefined);
       if (next === undefined) return idlePollMs;
+      if (next <= claimedAt) return Math.min(idlePollMs, minRecheckMs);
       // +1 ms: claims compare due times <= now, so never wake a hair early.
-      return Math.min(idlePollMs, Math.max(next - this.now() + 1, minRecheckMs));
+      return Math.min(idlePollMs, Math.max(next - this.now() + 1, 0));
     } catch (err) {
       this.options.logger.error({ err, queue: this.queue.name }, 'reading the next due job failed');
       return idlePollMs;

@@ -188,6 +188,29 @@ describe('POST /api/leads/batch: each item as its single call', () => {
       assert.deepEqual((await t.profile({ email }))?.kpis, { score: 2 });
     }
   });
+
+  test('two concurrent batches updating the same contacts: every item applied, metadata merged from both', async () => {
+    const t = await tenant();
+    const emails = Array.from({ length: 10 }, () => randomEmail());
+    await t.batch(emails.map((email) => ({ email, name: 'Known' })));
+    for (let round = 0; round < 3; round++) {
+      // In opposite orders. Metadata is merged with the stored value: decided after a read that
+      // locks (in a batch's transaction), never lost to the other batch's write. Tags alone are
+      // decided before the read.
+      const [one, two] = await Promise.all([
+        t.batch(emails.map((email) => ({ email, metadata: { [`one${round}`]: round }, tags: [`one${round}`] }))),
+        t.batch([...emails].reverse().map((email) => ({ email, metadata: { [`two${round}`]: round }, tags: [`two${round}`] }))),
+      ]);
+      for (const [i, email] of emails.entries()) {
+        assert.equal(one.body.results[i].status, 200, JSON.stringify(one.body.results[i]));
+        assert.equal(two.body.results[emails.length - 1 - i].status, 200, JSON.stringify(two.body.results[emails.length - 1 - i]));
+        const profile = await t.profile({ email });
+        assert.equal(profile?.metadata?.[`one${round}`], round);
+        assert.equal(profile?.metadata?.[`two${round}`], round);
+        assert.ok(profile?.tags.includes(`one${round}`) && profile.tags.includes(`two${round}`));
+      }
+    }
+  });
 });
 
 describe('POST /api/leads/batch: the request as a whole', () => {

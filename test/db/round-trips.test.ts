@@ -205,4 +205,21 @@ describe('round trips per public write on PostgreSQL', { skip: !onPostgres && 'P
     pin('POST /api/campaigns/cancel, pending send', await count(cancel, trigger));
     pin('POST /api/campaigns/cancel, nothing pending', await count(cancel));
   });
+
+  test('a batch of lead writes: one statement per item, in one transaction (BEGIN, a savepoint, COMMIT)', async () => {
+    const { api } = await tenant();
+    const known = Array.from({ length: 5 }, () => randomEmail());
+    await api.post('/api/leads/batch', { items: known.map((email) => ({ email, name: 'Ada' })) });
+    const items = [
+      ...known.map((email) => ({ email, tags: ['batch'] })),
+      ...Array.from({ length: 5 }, () => ({ email: randomEmail(), name: 'Bo' })),
+    ];
+    const sent = await count(() => api.post('/api/leads/batch', { items }));
+    const transaction = sent.filter((text) => /^\s*(begin|commit|savepoint|release)\b/i.test(text));
+    assert.deepEqual(
+      transaction.map((text) => text.trim().split(/\s/)[0]!.toLowerCase()),
+      ['begin', 'savepoint', 'release', 'commit'],
+    );
+    assert.equal(sent.length - transaction.length, items.length, sent.join('\n'));
+  });
 });

@@ -139,6 +139,24 @@ describe('job runner', () => {
     await runner.stop();
   });
 
+  test('a job due when the claim came back without it (another worker holds it) is looked for again after minRecheckMs, not in a spin', async () => {
+    let claims = 0;
+    const queue: JobQueue<FakeJob> = {
+      name: 'held elsewhere',
+      claim: async () => {
+        claims++;
+        return { jobs: [], nextDueAt: 0 };
+      },
+      nextDueAt: async () => 0,
+      run: async () => undefined,
+    };
+    const runner = new JobRunner(queue, { logger: quiet, leaseMs: 60_000, concurrency: 4, idlePollMs: 60_000, minRecheckMs: 100 });
+    runner.start();
+    await delay(350);
+    await runner.stop();
+    assert.ok(claims >= 2 && claims <= 5, `${claims} claims`);
+  });
+
   test('stop waits for jobs in flight; past its grace period it aborts them', async () => {
     const slow = fakeQueue({ ms: 100 });
     slow.add(2);

@@ -40,10 +40,12 @@ export async function applyContactWrite(
   input: LeadInput,
   now: number,
   at = '',
-  options: { writeFirst?: boolean } = {},
+  options: { writeFirst?: boolean; inTransaction?: boolean } = {},
 ): Promise<ContactWriteResult> {
   const prepared = prepareContactWrite(input, at);
-  const first = options.writeFirst ? await prepared.readOrWrite(tx, accountId, now) : { read: await prepared.read(tx, accountId) };
+  const first = options.writeFirst
+    ? await prepared.readOrWrite(tx, accountId, now, options.inTransaction)
+    : { read: await prepared.read(tx, accountId) };
   if ('written' in first) return first.written;
   const decided = prepared.decide(first.read, now);
   return decided.result(await executeContactWrite(tx, accountId, decided.plan));
@@ -64,14 +66,21 @@ export interface DecidedContactWrite {
 export interface PreparedContactWrite {
   read(q: Tx, accountId: string): Promise<ContactWriteRead>;
   /**
-   * PostgreSQL, outside a transaction: the read, and in the same statement the write the rules
+   * PostgreSQL: the read, and in the same statement the write the rules
    * decide for what it finds, when they can decide it before (contact-write-first.ts): the
    * create when it finds nobody, the update when it finds the contact. `written`: the 200 body,
    * the write is done; `read`: decide and write as usual. A lead naming custom fields or KPIs
    * (whose rules need their definitions) is decided on them as this process last read them, and
    * written only if the read finds the same (definitions-seen.ts); not seen yet, it only reads.
+   * `inTransaction`: a read it answers locks what it read, as `read` does, so the write decided
+   * on it cannot find the contact changed (a batch's item, whose chunk has no retry of its own).
    */
-  readOrWrite(q: Tx, accountId: string, now: number): Promise<{ written: ContactWriteResult } | { read: ContactWriteRead }>;
+  readOrWrite(
+    q: Tx,
+    accountId: string,
+    now: number,
+    inTransaction?: boolean,
+  ): Promise<{ written: ContactWriteResult } | { read: ContactWriteRead }>;
   /** What the read binds, for a caller that compiles it into its own statement once per shape (contactWriteReadParts). */
   readValues(accountId: string): ContactWriteReadValues;
   /** Throws 409 Identifier belongs to another contact, 400 (create without a name, metadata too large), or StaleRead. */
@@ -126,7 +135,7 @@ export function prepareContactWrite(input: LeadInput, at = ''): PreparedContactW
     remember(accountId, read) {
       if (definitions) rememberDefinitions(accountId, fieldKeys, kpiIds, read);
     },
-    async readOrWrite(q, accountId, now) {
+    async readOrWrite(q, accountId, now, inTransaction = false) {
       const values = prepared.readValues(accountId);
       // The definitions the lead names, as this process last read them: the rules decide on them
       // and the statement writes only if its read finds them unchanged (definitions-seen.ts).
@@ -136,13 +145,15 @@ export function prepareContactWrite(input: LeadInput, at = ''): PreparedContactW
       const ifNobody = unlessRefused(() => prepared.decideIfNobody(now, assumed));
       const ifFound = prepared.decideIfFound(now, assumed);
       if (!(ifNobody || ifFound) || !contactWriteReadHasRows(values))
-        return { read: remembered(accountId, await readForContactWrite(q, values, false)) };
+        return { read: remembered(accountId, await readForContactWrite(q, values, inTransaction)) };
       const outcome = await writeUnlessRead(q, accountId, values, {
         ifNobody: ifNobody?.plan,
         ifFound: ifFound?.plan,
         definitions: assumed?.rows,
       });
-      if ('read' in outcome) return { read: remembered(accountId, outcome.read) };
+      // The statement's own read locks nothing: in a transaction, read again, locking.
+      if ('read' in outcome)
+        return { read: remembered(accountId, inTransaction ? await readForContactWrite(q, values, true) : outcome.read) };
       if (outcome.written === 'created') return { written: ifNobody!.result(outcome.kpisAdded) };
       // The plan was decided for a placeholder id; the answer names the contact the statement updated.
       ifFound!.plan.contactId = outcome.id;
