@@ -115,8 +115,10 @@ export class Dispatcher {
         // With few sends in flight (the usual case) the claim happens at once.
         claimWhenFree: Math.floor(concurrency / 4),
         idlePollMs: options.idlePollMs ?? 5_000,
-        // A short claim whose look-ahead says "due now" found sends another worker's claim holds
-        // (SKIP LOCKED): they are that worker's; new ones wake this loop (notify) anyway.
+        // A short claim whose look-ahead says something was due when it claimed left sends that
+        // another worker's claim holds (SKIP LOCKED: they are that worker's), or due sends behind
+        // restarted ones it re-armed at the queue's front (rare: found 10 ms later). New sends
+        // wake this loop (notify) anyway.
         minRecheckMs: 10,
         stalledAfterMs: options.stalledAfterMs,
       },
