@@ -146,7 +146,8 @@ export class JobRunner<J extends LeasedJob, B = undefined> {
     } else if (at < this.sleepEnd!) {
       clearTimeout(this.sleepTimer);
       this.sleepEnd = at;
-      this.sleepTimer = setTimeout(this.wake, at - now);
+      // +1 ms, as untilNextDue: a timer may fire a hair early by Date.now(), before a claim would see it due.
+      this.sleepTimer = setTimeout(this.wake, at - now + 1);
     }
   }
 
@@ -263,7 +264,7 @@ export class JobRunner<J extends LeasedJob, B = undefined> {
    */
   private async sleep(ms: number, { forSlot = false } = {}): Promise<void> {
     if (this.dueHint !== undefined) {
-      ms = Math.min(ms, this.dueHint - this.now());
+      ms = Math.min(ms, this.dueHint - this.now() + 1);
       this.dueHint = undefined;
     }
     if (ms <= 0 || this.stopping || this.woken) return;

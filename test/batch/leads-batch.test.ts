@@ -189,14 +189,34 @@ describe('POST /api/leads/batch: each item as its single call', () => {
     }
   });
 
+  test('two concurrent batches updating the same contacts in opposite orders, decided before their reads: every item applied', async () => {
+    const t = await tenant();
+    const emails = Array.from({ length: 10 }, () => randomEmail());
+    await t.batch(emails.map((email) => ({ email, name: 'Known' })));
+    for (let round = 0; round < 3; round++) {
+      // One identifier, tags only: each item is one statement that updates what it finds
+      // (PostgreSQL), taking the contacts' row locks in opposite orders: a deadlock is PostgreSQL's
+      // to break, and the chunk it aborts runs again, item by item.
+      const [one, two] = await Promise.all([
+        t.batch(emails.map((email) => ({ email, tags: [`one${round}`] }))),
+        t.batch([...emails].reverse().map((email) => ({ email, tags: [`two${round}`] }))),
+      ]);
+      for (const [i, email] of emails.entries()) {
+        assert.equal(one.body.results[i].status, 200, JSON.stringify(one.body.results[i]));
+        assert.equal(two.body.results[emails.length - 1 - i].status, 200, JSON.stringify(two.body.results[emails.length - 1 - i]));
+        const tags = (await t.profile({ email }))?.tags ?? [];
+        assert.ok(tags.includes(`one${round}`) && tags.includes(`two${round}`), JSON.stringify(tags));
+      }
+    }
+  });
+
   test('two concurrent batches updating the same contacts: every item applied, metadata merged from both', async () => {
     const t = await tenant();
     const emails = Array.from({ length: 10 }, () => randomEmail());
     await t.batch(emails.map((email) => ({ email, name: 'Known' })));
     for (let round = 0; round < 3; round++) {
       // In opposite orders. Metadata is merged with the stored value: decided after a read that
-      // locks (in a batch's transaction), never lost to the other batch's write. Tags alone are
-      // decided before the read.
+      // locks (in a batch's transaction), never lost to the other batch's write.
       const [one, two] = await Promise.all([
         t.batch(emails.map((email) => ({ email, metadata: { [`one${round}`]: round }, tags: [`one${round}`] }))),
         t.batch([...emails].reverse().map((email) => ({ email, metadata: { [`two${round}`]: round }, tags: [`two${round}`] }))),

@@ -221,5 +221,11 @@ describe('round trips per public write on PostgreSQL', { skip: !onPostgres && 'P
       ['begin', 'savepoint', 'release', 'commit'],
     );
     assert.equal(sent.length - transaction.length, items.length, sent.join('\n'));
+    // Known contacts with a name (a create could be decided first) and metadata (merged with the
+    // stored value, so the update cannot): a read that locks and the write, two statements an
+    // item, not a one-statement attempt before them.
+    const merged = known.map((email) => ({ email, name: 'Ada', metadata: { source: 'batch' } }));
+    const twice = await count(() => api.post('/api/leads/batch', { items: merged }));
+    assert.equal(twice.length - transaction.length, 2 * merged.length, twice.join('\n'));
   });
 });

@@ -131,11 +131,16 @@ describe('job runner', () => {
       { logger: quiet, leaseMs: 60_000, concurrency: 4, idlePollMs: 60_000 },
     );
     runner.start();
-    runner.notify(Date.now() + 100); // the first claim is still under way
+    const at = Date.now() + 150;
+    runner.notify(at); // the first claim is still under way
     release();
     await delay(20);
     add(1);
+    await delay(60);
+    assert.equal(stats.done.length, 0, 'not claimed before its time');
     await until(() => stats.done.length === 1, 1_000);
+    const late = Date.now() - at;
+    assert.ok(late >= 0 && late < 300, `claimed ${late} ms after its time`);
     await runner.stop();
   });
 
