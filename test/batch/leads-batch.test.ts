@@ -25,6 +25,31 @@ const withoutId = (body: Record<string, unknown>) => {
   return rest;
 };
 
+/**
+ * Two batches over the same ten known contacts at once, the second in the opposite order, three
+ * rounds: every item answers 200 and `check` holds for each contact after the round.
+ */
+async function raceInOppositeOrders(
+  item: (email: string, side: 'one' | 'two', round: number) => Record<string, unknown>,
+  check: (profile: Awaited<ReturnType<Awaited<ReturnType<typeof tenant>>['profile']>>, round: number) => void,
+): Promise<void> {
+  const t = await tenant();
+  const emails = Array.from({ length: 10 }, () => randomEmail());
+  await t.batch(emails.map((email) => ({ email, name: 'Known' })));
+  for (let round = 0; round < 3; round++) {
+    const [one, two] = await Promise.all([
+      t.batch(emails.map((email) => item(email, 'one', round))),
+      t.batch([...emails].reverse().map((email) => item(email, 'two', round))),
+    ]);
+    for (const [i, email] of emails.entries()) {
+      const other = emails.length - 1 - i;
+      assert.equal(one.body.results[i].status, 200, JSON.stringify(one.body.results[i]));
+      assert.equal(two.body.results[other].status, 200, JSON.stringify(two.body.results[other]));
+      check(await t.profile({ email }), round);
+    }
+  }
+}
+
 describe('POST /api/leads/batch: each item as its single call', () => {
   test('results come in the order of the items, good and bad mixed, with the bodies and warnings of single calls', async () => {
     const batch = await tenant();
@@ -190,46 +215,26 @@ describe('POST /api/leads/batch: each item as its single call', () => {
   });
 
   test('two concurrent batches updating the same contacts in opposite orders, decided before their reads: every item applied', async () => {
-    const t = await tenant();
-    const emails = Array.from({ length: 10 }, () => randomEmail());
-    await t.batch(emails.map((email) => ({ email, name: 'Known' })));
-    for (let round = 0; round < 3; round++) {
-      // One identifier, tags only: each item is one statement that updates what it finds
-      // (PostgreSQL), taking the contacts' row locks in opposite orders: a deadlock is PostgreSQL's
-      // to break, and the chunk it aborts runs again, item by item.
-      const [one, two] = await Promise.all([
-        t.batch(emails.map((email) => ({ email, tags: [`one${round}`] }))),
-        t.batch([...emails].reverse().map((email) => ({ email, tags: [`two${round}`] }))),
-      ]);
-      for (const [i, email] of emails.entries()) {
-        assert.equal(one.body.results[i].status, 200, JSON.stringify(one.body.results[i]));
-        assert.equal(two.body.results[emails.length - 1 - i].status, 200, JSON.stringify(two.body.results[emails.length - 1 - i]));
-        const tags = (await t.profile({ email }))?.tags ?? [];
-        assert.ok(tags.includes(`one${round}`) && tags.includes(`two${round}`), JSON.stringify(tags));
-      }
-    }
+    // One identifier, tags only: each item is one statement that updates what it finds
+    // (PostgreSQL), taking the contacts' row locks in opposite orders: a deadlock is PostgreSQL's
+    // to break, and the chunk it aborts runs again, item by item.
+    await raceInOppositeOrders(
+      (email, side, round) => ({ email, tags: [`${side}${round}`] }),
+      (profile, round) => assert.ok(profile?.tags.includes(`one${round}`) && profile.tags.includes(`two${round}`), JSON.stringify(profile)),
+    );
   });
 
   test('two concurrent batches updating the same contacts: every item applied, metadata merged from both', async () => {
-    const t = await tenant();
-    const emails = Array.from({ length: 10 }, () => randomEmail());
-    await t.batch(emails.map((email) => ({ email, name: 'Known' })));
-    for (let round = 0; round < 3; round++) {
-      // In opposite orders. Metadata is merged with the stored value: decided after a read that
-      // locks (in a batch's transaction), never lost to the other batch's write.
-      const [one, two] = await Promise.all([
-        t.batch(emails.map((email) => ({ email, metadata: { [`one${round}`]: round }, tags: [`one${round}`] }))),
-        t.batch([...emails].reverse().map((email) => ({ email, metadata: { [`two${round}`]: round }, tags: [`two${round}`] }))),
-      ]);
-      for (const [i, email] of emails.entries()) {
-        assert.equal(one.body.results[i].status, 200, JSON.stringify(one.body.results[i]));
-        assert.equal(two.body.results[emails.length - 1 - i].status, 200, JSON.stringify(two.body.results[emails.length - 1 - i]));
-        const profile = await t.profile({ email });
+    // Metadata is merged with the stored value: decided after a read that locks (in a batch's
+    // transaction), never lost to the other batch's write.
+    await raceInOppositeOrders(
+      (email, side, round) => ({ email, metadata: { [`${side}${round}`]: round }, tags: [`${side}${round}`] }),
+      (profile, round) => {
         assert.equal(profile?.metadata?.[`one${round}`], round);
         assert.equal(profile?.metadata?.[`two${round}`], round);
         assert.ok(profile?.tags.includes(`one${round}`) && profile.tags.includes(`two${round}`));
-      }
-    }
+      },
+    );
   });
 });
 
