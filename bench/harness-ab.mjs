@@ -20,7 +20,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { cpuMicros, heraldEnv, pgQuery, provisionHerald } from './harness-common.mjs';
+import { cpuMicros, freePort, heraldEnv, pgQuery, provisionHerald } from './harness-common.mjs';
 
 const dirs = (process.argv[2] ?? '').split(',').filter(Boolean);
 const lines = (process.argv[3] ?? 'immediate,delay').split(',');
@@ -39,7 +39,7 @@ async function startBuild(dir, i) {
   const dataDir = mkdtempSync(join(tmpdir(), 'herald-ab-'));
   const env = heraldEnv(dataDir, `${PG_URL}/${database}`);
   const { key, immediateId, delayId } = provisionHerald(dir, env);
-  const port = 44000 + Math.floor(Math.random() * 900);
+  const port = await freePort();
   const api = spawn(process.execPath, ['bin/herald', 'serve', '--role', 'api'], {
     cwd: dir,
     env: { ...env, PORT: String(port) },

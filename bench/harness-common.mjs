@@ -6,6 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import pg from 'pg';
 
 /** CPU time (µs) of the processes whose /proc/<pid>/stat matches. */
@@ -85,4 +86,16 @@ export function heraldEnv(dataDir, databaseUrl) {
     HERALD_SECRET: randomBytes(32).toString('base64url'),
     DATABASE_URL: databaseUrl,
   };
+}
+
+/** A port nobody listens on right now, asked of the OS (test/helpers/harness.ts has the same for TypeScript). */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
 }

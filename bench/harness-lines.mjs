@@ -20,7 +20,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import autocannon from 'autocannon';
-import { cpuMicros, heraldEnv, pgQuery, provisionHerald } from './harness-common.mjs';
+import { cpuMicros, freePort, heraldEnv, pgQuery, provisionHerald } from './harness-common.mjs';
 
 const [target = 'sqlite', lineList = 'create,update,immediate,delay,cancel'] = process.argv.slice(2);
 const peer = target === 'graphile' || target === 'bullmq';
@@ -46,7 +46,7 @@ let immediateId = 'cmp_immediate';
 let delayId = 'cmp_delay';
 if (!peer) ({ key, immediateId, delayId } = provisionHerald('.', env));
 
-const port = 44000 + Math.floor(Math.random() * 900);
+const port = await freePort();
 const profile = process.env.PROFILE_DIR
   ? ['--cpu-prof', `--cpu-prof-dir=${process.env.PROFILE_DIR}`, `--cpu-prof-interval=${process.env.PROFILE_INTERVAL ?? 1000}`]
   : [];

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Config } from '../src/config.js';
+import { freePort } from '../test/helpers/harness.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 
@@ -28,7 +29,8 @@ export async function startHeraldProcesses(
   const children: ChildProcess[] = [];
   const ports: number[] = [];
   for (const role of roles) {
-    const port = 20_000 + Math.floor(Math.random() * 20_000);
+    // Asked of the OS: a random one once landed on a port another service of the machine held.
+    const port = await freePort();
     const child = spawn('node', [...extraArgs, 'bin/herald', 'serve', '--role', role], {
       cwd: ROOT,
       env: {
@@ -38,7 +40,7 @@ export async function startHeraldProcesses(
         HERALD_SECRET: config.secret,
         HOST: '127.0.0.1',
         // A worker has no API: its probes answer on METRICS_PORT (docs: Running in production).
-        ...(role === 'worker' ? { PORT: String(port + 1), METRICS_PORT: String(port) } : { PORT: String(port) }),
+        ...(role === 'worker' ? { PORT: String(await freePort()), METRICS_PORT: String(port) } : { PORT: String(port) }),
         LOG_LEVEL: 'warn',
         RATE_LIMIT_PER_SECOND: '1000000',
         RATE_LIMIT_BURST: '1000000',
