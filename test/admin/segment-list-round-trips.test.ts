@@ -12,7 +12,8 @@ import { recordStatements, type StatementRecorder } from '../helpers/statements.
  * look-up of the custom fields and one of the KPIs that all of them name, then one count per
  * segment not counted within the last minute. Before, each segment looked its definitions up
  * itself (up to two statements more per segment). Each count is a transaction of its own that
- * plans it without parallel workers (db/one-core-reads.ts): begin, the setting, the count, commit.
+ * plans it without JIT and without parallel workers (db/long-reads.ts): begin, the settings, the
+ * count, commit.
  */
 const onPostgres = Boolean(process.env.DATABASE_URL);
 
@@ -50,8 +51,10 @@ describe('segment list round trips on PostgreSQL', { skip: !onPostgres && 'Postg
     forgetCounts();
     const afresh = await sent(() => listSegments(t.db, account.id));
     assert.equal(afresh.length, 3 + 4 * segments.length);
-    const oneCore = afresh.filter((text) => /^set local max_parallel_workers_per_gather = 0$/.test(text));
-    assert.equal(oneCore.length, segments.length, 'each count planned without parallel workers');
+    const settings = afresh.filter((text) =>
+      /^select set_config\('jit', 'off', true\), set_config\('max_parallel_workers_per_gather', '0', true\)$/.test(text),
+    );
+    assert.equal(settings.length, segments.length, 'each count planned without JIT and without parallel workers');
     assert.equal((await sent(() => listSegments(t.db, account.id))).length, 1, 'counts kept for a minute: the segments only');
     const { items } = await listSegments(t.db, account.id);
     assert.deepEqual(

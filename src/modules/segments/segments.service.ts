@@ -1,6 +1,6 @@
 import type { CriteriaInput, SegmentInput, Segment as SegmentView } from '../../contract/admin/segments.js';
 import type { Db } from '../../db/connect.js';
-import { onOneCore } from '../../db/one-core-reads.js';
+import { longRead } from '../../db/long-reads.js';
 import type { SegmentsTable } from '../../db/schema.js';
 import { AppError } from '../../errors.js';
 import { DEFAULT_PAGE, decodeCursor, type Position } from '../../http/paging.js';
@@ -54,10 +54,10 @@ export async function listSegments(db: Db, accountId: string): Promise<{ items: 
     const list = missing.map((i) => segments[i]!.criteria as Criteria);
     const definitions = await repo.definitionsOf(db, accountId, referencesOf({ groups: list.flatMap((c) => c.groups) }));
     // One count per segment, LIST_COUNTS_AT_ONCE at a time (db.reads: off SQLite's event loop),
-    // each on one core of PostgreSQL (onOneCore). One statement counting them all measured
+    // each on one core of PostgreSQL (longRead). One statement counting them all measured
     // slower on both engines (docs/decisions.md).
     return mapLimited(list, LIST_COUNTS_AT_ONCE, (criteria) =>
-      onOneCore(db.reads, db.engine, (q) => countSegmentContacts(q, accountId, db.engine, criteria, definitions, now)),
+      longRead(db.reads, db.engine, (q) => countSegmentContacts(q, accountId, db.engine, criteria, definitions, now), { oneCore: true }),
     );
   });
   const items = segments.map((segment, i) => ({ ...segment, count: counts[i]!.count, countedAt: iso(counts[i]!.countedAt) }));
@@ -110,7 +110,7 @@ async function pagerOf(db: Db, accountId: string, criteria: Criteria, now: numbe
   const definitions = await repo.definitionsOf(db, accountId, referencesOf(criteria));
   const conditions = criteriaConditions(db.engine, accountId, criteria, definitions, now);
   return {
-    count: () => countSegmentContacts(db.reads, accountId, db.engine, criteria, definitions, now),
+    count: () => longRead(db.reads, db.engine, (q) => countSegmentContacts(q, accountId, db.engine, criteria, definitions, now)),
     page: (page: { limit: number; after?: Position }) => pageContactsWhere(db.reads, accountId, conditions, page),
   };
 }

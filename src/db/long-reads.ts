@@ -1,0 +1,35 @@
+import { type Kysely, sql } from 'kysely';
+import type { Engine } from './connect.js';
+import type { Database } from './schema.js';
+
+/**
+ * A long read of the admin panel (a segment's count over every contact) on PostgreSQL: in a
+ * transaction of its own whose settings end with it (`set_config(..., true)` is `set local`:
+ * nothing outlives the read on the connection, so PgBouncer in transaction mode is fine). Two
+ * settings, in the read's first round trip:
+ *
+ * - **No JIT.** A segment count is estimated far above `jit_above_cost` (its hashed subplans
+ *   over 100,000 contacts), so PostgreSQL compiled it before running it: 19–66 ms of a
+ *   150–280 ms count went to LLVM (auto_explain, bench/admin-queries.ts). Herald's reads are
+ *   built to take well under a second, where compiling never pays for itself.
+ * - **`oneCore`: no parallel workers.** For a read its caller already runs side by side with
+ *   others (the segment list's counts, two at a time): each takes one core of the server, not
+ *   three (`max_parallel_workers_per_gather` defaults to 2), so the list takes two cores however
+ *   many segments it counts, and its counts do not contend with each other's workers.
+ *
+ * SQLite has neither (and its reader threads refuse transactions): the read runs as it is.
+ * Measured in docs/decisions.md ("Long reads on PostgreSQL").
+ */
+export function longRead<T>(
+  db: Kysely<Database>,
+  engine: Engine,
+  read: (q: Kysely<Database>) => Promise<T>,
+  { oneCore = false } = {},
+): Promise<T> {
+  if (engine === 'sqlite') return read(db);
+  const parallel = oneCore ? sql`, set_config('max_parallel_workers_per_gather', '0', true)` : sql``;
+  return db.transaction().execute(async (tx) => {
+    await sql`select set_config('jit', 'off', true)${parallel}`.execute(tx);
+    return read(tx);
+  });
+}
