@@ -18,7 +18,7 @@ import type { Database } from './schema.js';
  *   many segments it counts, and its counts do not contend with each other's workers.
  *
  * SQLite has neither (and its reader threads refuse transactions): the read runs as it is.
- * Measured in docs/decisions.md ("Long reads on PostgreSQL").
+ * Why and what it measured: docs/decisions.md, "Segments that lead somewhere" (the counts).
  */
 export function longRead<T>(
   db: Kysely<Database>,

@@ -207,7 +207,10 @@ export async function startService(options: ServiceOptions = {}): Promise<TestSe
 /** A port nobody listens on right now (the OS picks it; we release it and listen there). */
 export async function freePort(): Promise<number> {
   const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', resolve);
+  });
   const { port } = server.address() as AddressInfo;
   await new Promise((resolve) => server.close(resolve));
   return port;
