@@ -40,7 +40,8 @@ export async function startHeraldProcesses(
         HERALD_SECRET: config.secret,
         HOST: '127.0.0.1',
         // A worker has no API: its probes answer on METRICS_PORT (docs: Running in production).
-        ...(role === 'worker' ? { PORT: String(await freePort()), METRICS_PORT: String(port) } : { PORT: String(port) }),
+        // It never listens on PORT, which need only differ from METRICS_PORT (config.ts).
+        ...(role === 'worker' ? { PORT: String(port + 1), METRICS_PORT: String(port) } : { PORT: String(port) }),
         LOG_LEVEL: 'warn',
         RATE_LIMIT_PER_SECOND: '1000000',
         RATE_LIMIT_BURST: '1000000',
