@@ -33,7 +33,7 @@ import { listActivity } from '../src/modules/activity/activity.service.js';
 import { countContacts, searchContacts } from '../src/modules/contacts/contacts.admin.service.js';
 import { getContactProfile } from '../src/modules/contacts/contacts.service.js';
 import { createField, createKpi } from '../src/modules/definitions/definitions.service.js';
-import { forgetCounts } from '../src/modules/segments/segment-counts.js';
+import { expireCounts } from '../src/modules/segments/segment-counts.js';
 import type { Criteria } from '../src/modules/segments/segment-criteria.js';
 import { countSegment, createSegment, listSegments } from '../src/modules/segments/segments.service.js';
 
@@ -335,7 +335,7 @@ function measures(db: Db, s: Seeded): Measure[] {
     {
       name: `segment list, ${Object.keys(LISTED_SEGMENTS).length} counted afresh`,
       run: async () => {
-        forgetCounts();
+        expireCounts();
         return nonEmpty(await listSegments(db, accountId));
       },
     },

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { writeContact } from '../../src/modules/contacts/contacts.service.js';
 import { recordEvent } from '../../src/modules/events/events.service.js';
+import { countSegment } from '../../src/modules/segments/segments.service.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { makeField, makeKpi, randomEmail } from '../helpers/factories.js';
 import { assertError, type Panel, signedIn } from './helpers.js';
@@ -47,6 +48,20 @@ describe('groups', () => {
     const other = await add(accountId);
     assert.deepEqual(await matching(panel, [{ tags: ['a'] }, { tags: ['b'] }]), [both]);
     assert.deepEqual(await matching(panel, [{ tags: ['a'] }, {}]), sorted(both, other));
+  });
+
+  test('a field deleted since the criteria were checked matches no contact, in its group only', async () => {
+    const { accountId } = await signedIn(t);
+    const field = await makeField(t.db, accountId, 'Gone', 'string');
+    await add(accountId, { tags: ['x'], fields: [{ key: 'Gone', value: 'a' }] });
+    await add(accountId, { tags: ['y'] });
+    const gone = { tags: ['x'], fields: [{ name: 'Gone', value: 'a' }] };
+    assert.equal(await countSegment(t.db, accountId, { groups: [gone, { tags: ['y'] }] }), 2);
+    // The panel refuses to delete a field a segment names; a delete racing a count is what this is.
+    await t.db.kysely.deleteFrom('contact_field_values').where('field_id', '=', field.id).execute();
+    await t.db.kysely.deleteFrom('custom_fields').where('id', '=', field.id).execute();
+    assert.equal(await countSegment(t.db, accountId, { groups: [gone] }), 0);
+    assert.equal(await countSegment(t.db, accountId, { groups: [gone, { tags: ['y'] }] }), 1);
   });
 });
 

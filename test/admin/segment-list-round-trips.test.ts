@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createKpi } from '../../src/modules/definitions/definitions.service.js';
-import { forgetCounts } from '../../src/modules/segments/segment-counts.js';
+import { expireCounts } from '../../src/modules/segments/segment-counts.js';
 import { createSegment, listSegments } from '../../src/modules/segments/segments.service.js';
 import { makeAccount, makeContact, makeField } from '../helpers/factories.js';
 import { openTestDatabase, type TestDatabase } from '../helpers/harness.js';
@@ -48,7 +48,7 @@ describe('segment list round trips on PostgreSQL', { skip: !onPostgres && 'Postg
       { events: [{ type: 'signup', withinDays: 30 }] },
     ];
     for (const [i, group] of segments.entries()) await createSegment(t.db, account.id, { name: `s${i}`, criteria: { groups: [group] } });
-    forgetCounts();
+    expireCounts();
     const afresh = await sent(() => listSegments(t.db, account.id));
     assert.equal(afresh.length, 3 + 4 * segments.length);
     const settings = afresh.filter((text) =>

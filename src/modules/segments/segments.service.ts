@@ -53,12 +53,16 @@ export async function listSegments(db: Db, accountId: string): Promise<{ items: 
   const counts = await recentCounts(keys, now, async (missing) => {
     const list = missing.map((i) => segments[i]!.criteria as Criteria);
     const definitions = await repo.definitionsOf(db, accountId, referencesOf({ groups: list.flatMap((c) => c.groups) }));
-    // One count per segment, LIST_COUNTS_AT_ONCE at a time (db.reads: off SQLite's event loop),
+    // One count per segment, LIST_COUNTS_AT_ONCE at a time in recentCounts' order (longest first; db.reads: off SQLite's event loop),
     // each on one core of PostgreSQL (longRead). One statement counting them all measured
     // slower on both engines (docs/decisions.md).
-    return mapLimited(list, LIST_COUNTS_AT_ONCE, (criteria) =>
-      longRead(db.reads, db.engine, (q) => countSegmentContacts(q, accountId, db.engine, criteria, definitions, now), { oneCore: true }),
-    );
+    return mapLimited(list, LIST_COUNTS_AT_ONCE, async (criteria) => {
+      const started = performance.now();
+      const count = await longRead(db.reads, db.engine, (q) => countSegmentContacts(q, accountId, db.engine, criteria, definitions, now), {
+        oneCore: true,
+      });
+      return { count, took: performance.now() - started };
+    });
   });
   const items = segments.map((segment, i) => ({ ...segment, count: counts[i]!.count, countedAt: iso(counts[i]!.countedAt) }));
   return { items };
