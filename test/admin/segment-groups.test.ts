@@ -81,6 +81,30 @@ describe('negated events', () => {
     );
   });
 
+  test('"did not do X nor Y": a contact with either, or with X several times, is ruled out once', async () => {
+    const { panel, accountId } = await signedIn(t);
+    const neither = await add(accountId);
+    const loggedInTwice = await add(accountId);
+    const bought = await add(accountId);
+    const both = await add(accountId);
+    await event(accountId, loggedInTwice, 'login', 1);
+    await event(accountId, loggedInTwice, 'login', 2);
+    await event(accountId, bought, 'purchase', 1);
+    await event(accountId, both, 'login', 1);
+    await event(accountId, both, 'purchase', 1);
+    // matching() checks the count against the contacts listed: each form of count (one set, two) is checked.
+    assert.deepEqual(await matching(panel, [{ events: [{ type: 'login', withinDays: 7, negated: true }] }]), sorted(neither, bought));
+    const neitherNor = [
+      {
+        events: [
+          { type: 'login', withinDays: 7, negated: true },
+          { type: 'purchase', withinDays: 7, negated: true },
+        ],
+      },
+    ];
+    assert.deepEqual(await matching(panel, neitherNor), [neither]);
+  });
+
   test('a negated event with metadata: only events with that member value rule a contact out', async () => {
     const { panel, accountId } = await signedIn(t);
     const pro = await add(accountId);
