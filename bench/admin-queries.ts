@@ -35,7 +35,7 @@ import { getContactProfile } from '../src/modules/contacts/contacts.service.js';
 import { createField, createKpi } from '../src/modules/definitions/definitions.service.js';
 import { expireCounts } from '../src/modules/segments/segment-counts.js';
 import type { Criteria } from '../src/modules/segments/segment-criteria.js';
-import { countSegment, createSegment, listSegments } from '../src/modules/segments/segments.service.js';
+import { countSegment, createSegment, listSegments, previewSegment } from '../src/modules/segments/segments.service.js';
 
 const CONTACTS = whole('BENCH_CONTACTS', 100_000);
 const EVENTS = whole('BENCH_EVENTS', 1_000_000);
@@ -174,6 +174,12 @@ const COUNTED: Record<string, Criteria> = {
       { fields: [{ name: 'Score', op: 'between', value: 10, to: 20 }] },
     ],
   },
+};
+/** Segments whose page (count and first page of contacts) is measured: few contacts, many, and all but some. */
+const PAGED: Record<string, Criteria> = {
+  'event + tag + field': COUNTED['event + tag + field']!,
+  'OR: refund 30 d | vip, no login 90 d | Score 10..20': COUNTED['OR: refund 30 d | vip, no login 90 d | Score 10..20']!,
+  'no purchase in 90 days': COUNTED['no purchase in 90 days']!,
 };
 /** The saved segments of the account, the list counting each. */
 const LISTED_SEGMENTS: Record<string, Criteria> = {
@@ -331,6 +337,11 @@ function measures(db: Db, s: Seeded): Measure[] {
     ...Object.entries(COUNTED).map(([name, criteria]) => ({
       name: `segment count: ${name}`,
       run: () => countSegment(db, accountId, criteria),
+    })),
+    // The segment's page in the panel: its count and its first page of contacts, side by side.
+    ...Object.entries(PAGED).map(([name, criteria]) => ({
+      name: `segment page: ${name}`,
+      run: async () => nonEmpty(await previewSegment(db, accountId, criteria)),
     })),
     {
       name: `segment list, ${Object.keys(LISTED_SEGMENTS).length} counted afresh`,
