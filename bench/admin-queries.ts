@@ -175,8 +175,8 @@ const COUNTED: Record<string, Criteria> = {
     ],
   },
 };
-/** Segments whose page (count and first page of contacts) is measured: few contacts, many, and all but some. */
-const PAGED: Record<string, Criteria> = {
+/** Criteria whose preview (count and first page of contacts) is measured: few contacts, many, and all but some. */
+const PREVIEWED: Record<string, Criteria> = {
   'event + tag + field': COUNTED['event + tag + field']!,
   'OR: refund 30 d | vip, no login 90 d | Score 10..20': COUNTED['OR: refund 30 d | vip, no login 90 d | Score 10..20']!,
   'no purchase in 90 days': COUNTED['no purchase in 90 days']!,
@@ -338,9 +338,10 @@ function measures(db: Db, s: Seeded): Measure[] {
       name: `segment count: ${name}`,
       run: () => countSegment(db, accountId, criteria),
     })),
-    // The segment's page in the panel: its count and its first page of contacts, side by side.
-    ...Object.entries(PAGED).map(([name, criteria]) => ({
-      name: `segment page: ${name}`,
+    // The segment form's preview (POST /segments/preview): the criteria checked, then the count
+    // and the first page of contacts side by side, as a segment's page reads them.
+    ...Object.entries(PREVIEWED).map(([name, criteria]) => ({
+      name: `segment preview: ${name}`,
       run: async () => nonEmpty(await previewSegment(db, accountId, criteria)),
     })),
     {

@@ -62,6 +62,8 @@ describe('groups', () => {
     await t.db.kysely.deleteFrom('custom_fields').where('id', '=', field.id).execute();
     assert.equal(await countSegment(t.db, accountId, { groups: [gone] }), 0);
     assert.equal(await countSegment(t.db, accountId, { groups: [gone, { tags: ['y'] }] }), 1);
+    const goneOrNothingDone = { fields: [{ name: 'Gone', value: 'a' }], events: [{ type: 'login', withinDays: 7, negated: true }] };
+    assert.equal(await countSegment(t.db, accountId, { groups: [goneOrNothingDone] }), 0, 'a group of exclusions and a deleted field');
   });
 });
 
@@ -92,6 +94,11 @@ describe('negated events', () => {
     await event(accountId, bought, 'purchase', 1);
     await event(accountId, both, 'login', 1);
     await event(accountId, both, 'purchase', 1);
+    // Neither an archived contact nor another account's contact counts.
+    const archived = await add(accountId);
+    await t.db.kysely.updateTable('contacts').set({ archived: 1 }).where('id', '=', archived).execute();
+    const { accountId: otherAccount } = await signedIn(t);
+    await add(otherAccount);
     // matching() checks the count against the contacts listed: each form of count (one set, two) is checked.
     assert.deepEqual(await matching(panel, [{ events: [{ type: 'login', withinDays: 7, negated: true }] }]), sorted(neither, bought));
     const neitherNor = [

@@ -36,17 +36,18 @@ export async function recentCounts(
   now: number,
   countAll: (missing: number[]) => Promise<{ count: number; took: number }[]>,
 ): Promise<{ count: number; countedAt: number }[]> {
-  const found = keys.map((key) => {
-    const kept = counts.get(idOf(key));
+  const ids = keys.map(idOf);
+  const found = ids.map((id) => {
+    const kept = counts.get(id);
     return kept && now - kept.countedAt < COUNT_TTL_MS ? kept : undefined;
   });
-  const tookBefore = (i: number) => counts.get(idOf(keys[i]!))?.took ?? Number.POSITIVE_INFINITY;
-  const missing = found.flatMap((kept, i) => (kept ? [] : [i])).sort((a, b) => tookBefore(b) - tookBefore(a));
+  const tookBefore = ids.map((id) => counts.get(id)?.took ?? Number.POSITIVE_INFINITY);
+  const missing = found.flatMap((kept, i) => (kept ? [] : [i])).sort((a, b) => descending(tookBefore[a]!, tookBefore[b]!));
   if (missing.length === 0) return found as { count: number; countedAt: number }[];
   const fresh = await countAll(missing);
   missing.forEach((at, i) => {
     const entry = { count: fresh[i]!.count, countedAt: now, took: fresh[i]!.took };
-    const id = idOf(keys[at]!);
+    const id = ids[at]!;
     counts.delete(id);
     counts.set(id, entry);
     found[at] = entry;
@@ -61,5 +62,9 @@ export async function recentCounts(
  * counts each afresh, longest first as they took (the benchmark measures that list with it).
  */
 export function expireCounts(): void {
-  for (const kept of counts.values()) kept.countedAt = Number.NEGATIVE_INFINITY;
+  // New entries, in place in the Map's order: a list under way keeps the ones it was given.
+  for (const [id, kept] of counts) counts.set(id, { ...kept, countedAt: Number.NEGATIVE_INFINITY });
 }
+
+/** For sort: larger first, and never NaN (two counts never made both took Infinity). */
+const descending = (a: number, b: number) => (a === b ? 0 : a > b ? -1 : 1);

@@ -16,13 +16,18 @@ import type { Criteria, Definitions, Group } from './segment-criteria.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 type EventCondition = NonNullable<Group['events']>[number];
+/** Contact ids of the account: one column, contact_id; `repeats`: an id may come more than once (a contact's events). */
+interface IdSet {
+  select: RawBuilder<unknown>;
+  repeats?: true;
+}
 /**
- * A condition of a group, as a set of contact ids of the account: the contact is among the ids
- * `among` selects, or not among those `notAmong` selects (one column, contact_id; `repeats`: an
- * id may come more than once, as a contact's events do), or NEVER (a field or KPI deleted since the segment was saved).
+ * A condition of a group: the contact is among a set's ids, or not among them; or NOBODY, for a
+ * field or KPI deleted since the criteria were checked. Turned into conditions on each contact
+ * (groupConditions) or into compound SELECTs of ids (sqliteSetCount).
  */
-type IdCondition = { among: RawBuilder<unknown>; repeats?: true } | { notAmong: RawBuilder<unknown> } | typeof NEVER;
-const NEVER = 'never';
+type IdCondition = { among: IdSet } | { notAmong: IdSet } | typeof NOBODY;
+const NOBODY = Symbol('no contact');
 const OPERATORS: Record<Exclude<Comparison, 'between'>, string> = { eq: '=', gt: '>', gte: '>=', lt: '<', lte: '<=' };
 
 /** The event condition as SQL terms on events `e` (without the contact). */
@@ -42,8 +47,8 @@ function compare(expression: RawBuilder<unknown>, op: Comparison, value: unknown
  * A field condition. Stored values are the JSON of the stored form: `eq` compares the texts
  * (so it compares values), a Number is compared as a number, a Date (`"yyyy-mm-dd"`, quotes
  * included) as text in byte order, which is date order (`collate "C"`: PostgreSQL's default
- * collation may weigh punctuation differently). The field's matching contacts are read once
- * (`c.id in (...)`, see memberOf), never a look-up per contact.
+ * collation may weigh punctuation differently). The field's matching contacts are read once,
+ * as a set of ids, never a look-up per contact.
  */
 function fieldCondition(
   engine: Engine,
@@ -52,7 +57,7 @@ function fieldCondition(
   definitions: Definitions,
 ): IdCondition {
   const ref = definitions.fields.get(field.name.toLowerCase());
-  if (!ref) return NEVER;
+  if (!ref) return NOBODY;
   const op = field.op ?? 'eq';
   const stored = (raw: unknown) => {
     const parsed = parseFieldValue(ref.type, raw);
@@ -61,7 +66,7 @@ function fieldCondition(
   };
   const value = stored(field.value);
   const to = op === 'between' ? stored(field.to) : null;
-  if (value === undefined || to === undefined) return NEVER;
+  if (value === undefined || to === undefined) return NOBODY;
   let expression = sql`v.value`;
   // PostgreSQL may test a scanned row's value before its field id: the CASE casts this field's values only.
   if (op !== 'eq' && ref.type === 'number')
@@ -69,19 +74,21 @@ function fieldCondition(
       engine === 'postgres' ? sql`cast(case when v.field_id = ${ref.id} then v.value end as double precision)` : sql`cast(v.value as real)`;
   else if (op !== 'eq' && engine === 'postgres') expression = sql`(v.value collate "C")`;
   return {
-    among: sql`select v.contact_id from contact_field_values v where v.account_id = ${accountId} and v.field_id = ${ref.id} and ${compare(expression, op, value, to)}`,
+    among: {
+      select: sql`select v.contact_id from contact_field_values v where v.account_id = ${accountId} and v.field_id = ${ref.id} and ${compare(expression, op, value, to)}`,
+    },
   };
 }
 
 /**
  * A KPI condition on the contact's total in millionths, 0 when the contact has none (a KPI
  * is a sum: nothing added yet is 0). Whether 0 meets the comparison is known here, so the
- * condition needs no look-up per contact: when 0 fails it, the contacts with a total that
- * meets it (a semi-join); when 0 meets it, every contact but those with a total that fails it
- * (an anti-join). Either reads the KPI's totals once.
+ * condition needs no look-up per contact: when 0 fails it, the contacts among those with a
+ * total that meets it; when 0 meets it, every contact not among those with a total that fails
+ * it. Either reads the KPI's totals once.
  */
 function kpiCondition(accountId: string, kpi: NonNullable<Group['kpis']>[number], definitions: Definitions): IdCondition {
-  if (!definitions.kpis.has(kpi.id)) return NEVER;
+  if (!definitions.kpis.has(kpi.id)) return NOBODY;
   const micros = (raw: unknown) => {
     const parsed = parseKpiIncrement(raw);
     return 'micros' in parsed ? parsed.micros : undefined;
@@ -89,12 +96,12 @@ function kpiCondition(accountId: string, kpi: NonNullable<Group['kpis']>[number]
   const op = kpi.op;
   const value = micros(kpi.value);
   const to = op === 'between' ? micros(kpi.to) : null;
-  if (value === undefined || to === undefined) return NEVER;
+  if (value === undefined || to === undefined) return NOBODY;
   const zeroMeets = op === 'between' ? value <= 0 && 0 <= to! : MEETS[op](0, value);
   const totals = (test: RawBuilder<unknown>) =>
     sql`select k.contact_id from contact_kpis k where k.account_id = ${accountId} and k.kpi_id = ${kpi.id} and ${test}`;
   const meets = compare(sql`k.value_micros`, op, value, to);
-  return zeroMeets ? { notAmong: totals(sql`not (${meets})`) } : { among: totals(meets) };
+  return zeroMeets ? { notAmong: { select: totals(sql`not (${meets})`) } } : { among: { select: totals(meets) } };
 }
 
 const MEETS: Record<Exclude<Comparison, 'between'>, (a: number, b: number) => boolean> = {
@@ -126,31 +133,34 @@ function notMemberOf(engine: Engine, select: RawBuilder<unknown>): ContactCondit
   return sql`not exists (select 1 from (${select}) x where x.contact_id = c.id)`;
 }
 
-/**
- * The conditions of one group as sets of contact ids, cheapest first (the engine checks each
- * contact against them in this order).
- */
+/** The conditions of one group, cheapest first. */
 function groupIdConditions(engine: Engine, accountId: string, group: Group, definitions: Definitions, now: number): IdCondition[] {
   const conditions: IdCondition[] = [];
   // The tag's contacts, read once (index contact_tags_account_tag), never a seek per contact.
   for (const tag of group.tags ?? [])
-    conditions.push({ among: sql`select contact_id from contact_tags where account_id = ${accountId} and tag = ${tag}` });
+    conditions.push({ among: { select: sql`select contact_id from contact_tags where account_id = ${accountId} and tag = ${tag}` } });
   for (const field of group.fields ?? []) conditions.push(fieldCondition(engine, accountId, field, definitions));
   for (const kpi of group.kpis ?? []) conditions.push(kpiCondition(accountId, kpi, definitions));
   // The contacts with an event of the type in the window, read once from
   // events_account_type_contact_time (account_id, type, contact_id, created_at).
   for (const event of group.events ?? []) {
-    const contacts = sql`select e.contact_id from events e where ${eventTerms(engine, accountId, event, now)}`;
-    conditions.push(event.negated ? { notAmong: contacts } : { among: contacts, repeats: true });
+    const contacts: IdSet = {
+      select: sql`select e.contact_id from events e where ${eventTerms(engine, accountId, event, now)}`,
+      repeats: true,
+    };
+    conditions.push(event.negated ? { notAmong: contacts } : { among: contacts });
   }
   return conditions;
 }
 
-/** The SQL conditions on contacts `c` of one group: a field or KPI deleted since the segment was saved matches no contact. */
+/**
+ * The SQL conditions on contacts `c` of one group, checked on each contact in this order. A field
+ * or KPI deleted since the criteria were checked matches no contact.
+ */
 function groupConditions(engine: Engine, accountId: string, group: Group, definitions: Definitions, now: number): ContactCondition[] {
   return groupIdConditions(engine, accountId, group, definitions, now).map((condition) => {
-    if (condition === NEVER) return sql`1 = 0`;
-    return 'among' in condition ? memberOf(condition.among) : notMemberOf(engine, condition.notAmong);
+    if (condition === NOBODY) return sql`1 = 0`;
+    return 'among' in condition ? memberOf(condition.among.select) : notMemberOf(engine, condition.notAmong.select);
   });
 }
 
@@ -168,9 +178,11 @@ export function criteriaConditions(engine: Engine, accountId: string, criteria: 
   return [...listed, sql`(${sql.join(groups, sql` or `)})`];
 }
 
-/** An event's ids come once per event: grouped by contact, in the index's order, when they are not a compound's member. */
-const distinctIds = (set: { among: RawBuilder<unknown>; repeats?: true }) =>
-  set.repeats ? sql`${set.among} group by contact_id` : set.among;
+/** A set's ids, each once: grouped by contact when they repeat (an event set comes in contact order from its index). */
+const distinct = (set: IdSet) => (set.repeats ? sql`${set.select} group by contact_id` : set.select);
+
+/** No ids. */
+const NO_IDS = sql`select contact_id from contact_tags where 1 = 0`;
 
 /**
  * Sets joined by a compound operator of SQLite, which keeps distinct rows. Members as `select
@@ -184,54 +196,66 @@ const compound = (sets: RawBuilder<unknown>[], operator: 'intersect' | 'except' 
   );
 
 /**
- * A group as SQLite counts it (segmentCount), archived contacts included: `ids`, the ids of
+ * A group as SQLite counts it (sqliteSetCount), archived contacts included: `ids`, the ids of
  * the contacts it selects, each once (its sets intersected, then those it must not be in taken
- * away); or, for a group with no set to start from (only negated conditions), `allBut`, the
- * sets its contacts are not in.
+ * away); or, for a group with no set to start from (only exclusions, or no condition at all),
+ * `allBut`, the sets its contacts are not in.
  */
-function groupIds(conditions: IdCondition[]): { ids: RawBuilder<unknown> } | { allBut: RawBuilder<unknown>[] } {
-  if (conditions.includes(NEVER)) return { ids: sql`select contact_id from contact_tags where 1 = 0` };
-  const sets = conditions as Exclude<IdCondition, typeof NEVER>[];
-  const among = sets.flatMap((c) => ('among' in c ? [c] : []));
+function groupIds(conditions: IdCondition[]): { ids: RawBuilder<unknown> } | { allBut: IdSet[] } {
+  if (conditions.includes(NOBODY)) return { ids: NO_IDS };
+  const sets = conditions as Exclude<IdCondition, typeof NOBODY>[];
+  const among = sets.flatMap((c) => ('among' in c ? [c.among] : []));
   const notAmong = sets.flatMap((c) => ('notAmong' in c ? [c.notAmong] : []));
   if (among.length === 0) return { allBut: notAmong };
-  if (among.length === 1 && notAmong.length === 0) return { ids: distinctIds(among[0]!) };
-  const intersection =
+  if (among.length === 1 && notAmong.length === 0) return { ids: distinct(among[0]!) };
+  const kept =
     among.length === 1
-      ? among[0]!.among
+      ? among[0]!.select
       : compound(
-          among.map((c) => c.among),
+          among.map((set) => set.select),
           'intersect',
         );
-  return { ids: notAmong.length === 0 ? intersection : compound([intersection, ...notAmong], 'except') };
+  return { ids: notAmong.length === 0 ? kept : compound([kept, ...notAmong.map((set) => set.select)], 'except') };
 }
 
 /**
- * How many contacts the criteria select. PostgreSQL plans criteriaConditions with hash joins
- * over each set of ids. SQLite has no hash joins: checked against every contact of the
- * account, each set costs a probe of a temporary index per contact (95,000 contacts, two sets:
- * 120 ms of the 167 of a count). So SQLite counts sets (groupIds) where it can: when every
- * group has a set to start from, the groups' union, each id looked up by primary key (the
- * work follows the sets' sizes, not the account's); one group of exclusions only, the listed
- * contacts less those in any of its sets. CROSS JOIN fixes the order of the look-ups: SQLite
- * keeps no statistics to see that an account's contacts are many.
+ * A count of sets, for SQLite, which has no hash joins: checked against every contact of the
+ * account, each set of a segment costs a probe of a temporary index per contact (95,000
+ * contacts, two sets: 120 ms of the 167 of a count). When every group has a set to start from,
+ * the count is the groups' union, each id looked up by primary key: the work follows the sets'
+ * sizes, not the account's. One group of exclusions only is the listed contacts less those in
+ * any of its sets. Undefined for other criteria (a group without a set beside others), which
+ * are counted contact by contact. CROSS JOIN fixes the order of the look-ups: SQLite keeps no
+ * statistics to see that an account's contacts are many.
  */
-function segmentCount(engine: Engine, accountId: string, criteria: Criteria, definitions: Definitions, now: number) {
-  const listedAmong = (ids: RawBuilder<unknown>) => sql`select count(*) as n from (${ids}) m cross join contacts c
+function sqliteSetCount(accountId: string, groups: ReturnType<typeof groupIds>[]) {
+  const listedAmong = (ids: RawBuilder<unknown>) => sql<{ n: number }>`select count(*) as n from (${ids}) m cross join contacts c
       where c.id = m.contact_id and c.account_id = ${accountId} and c.archived = 0`;
+  const starts = groups.flatMap((group) => ('ids' in group ? [group.ids] : []));
+  if (starts.length === groups.length) return listedAmong(starts.length === 1 ? starts[0]! : compound(starts, 'union'));
+  const exclusions = groups.length === 1 && 'allBut' in groups[0]! ? groups[0].allBut : [];
+  if (exclusions.length === 0) return undefined;
+  // Each id once: a contact in two of the sets is taken away once.
+  const excluded =
+    exclusions.length === 1
+      ? distinct(exclusions[0]!)
+      : compound(
+          exclusions.map((set) => set.select),
+          'union',
+        );
+  return sql<{ n: number }>`select (select count(*) from contacts c where c.account_id = ${accountId} and c.archived = 0)
+    - (${listedAmong(excluded)}) as n`;
+}
+
+/**
+ * The statement counting the contacts the criteria select. PostgreSQL plans criteriaConditions
+ * with hash joins over each set of ids; SQLite counts sets where it can (sqliteSetCount).
+ */
+export function segmentCountQuery(engine: Engine, accountId: string, criteria: Criteria, definitions: Definitions, now: number) {
   if (engine === 'sqlite') {
     const groups = criteria.groups.map((group) => groupIds(groupIdConditions(engine, accountId, group, definitions, now)));
-    const starts = groups.flatMap((group) => ('ids' in group ? [group.ids] : []));
-    if (starts.length === groups.length) {
-      return sql<{ n: number }>`${listedAmong(starts.length === 1 ? starts[0]! : compound(starts, 'union'))}`;
-    }
-    const only = groups.length === 1 && 'allBut' in groups[0]! ? groups[0].allBut : [];
-    if (only.length > 0) {
-      // Each set once: a contact in two of them is taken away once.
-      const excluded = only.length === 1 ? distinctIds({ among: only[0]!, repeats: true }) : compound(only, 'union');
-      return sql<{ n: number }>`select (select count(*) from contacts c where c.account_id = ${accountId} and c.archived = 0)
-        - (${listedAmong(excluded)}) as n`;
-    }
+    const count = sqliteSetCount(accountId, groups);
+    if (count) return count;
   }
   return sql<{ n: number }>`select count(*) as n from contacts c
     where c.account_id = ${accountId} and ${sql.join(criteriaConditions(engine, accountId, criteria, definitions, now), sql` and `)}`;
@@ -257,7 +281,7 @@ function metadataEquals(engine: Engine, key: string, value: string) {
   return sql`e.metadata ->> ${path} = ${value}`;
 }
 
-/** How many contacts the criteria select (segmentCount, run). */
+/** How many contacts the criteria select (segmentCountQuery, run). */
 export async function countSegmentContacts(
   db: Queryable,
   accountId: string,
@@ -266,6 +290,6 @@ export async function countSegmentContacts(
   definitions: Definitions,
   now: number,
 ): Promise<number> {
-  const { rows } = await segmentCount(engine, accountId, criteria, definitions, now).execute(kyselyOf(db));
+  const { rows } = await segmentCountQuery(engine, accountId, criteria, definitions, now).execute(kyselyOf(db));
   return Number(rows[0]?.n ?? 0);
 }

@@ -53,9 +53,11 @@ export async function listSegments(db: Db, accountId: string): Promise<{ items: 
   const counts = await recentCounts(keys, now, async (missing) => {
     const list = missing.map((i) => segments[i]!.criteria as Criteria);
     const definitions = await repo.definitionsOf(db, accountId, referencesOf({ groups: list.flatMap((c) => c.groups) }));
-    // One count per segment, LIST_COUNTS_AT_ONCE at a time in recentCounts' order (longest first; db.reads: off SQLite's event loop),
-    // each on one core of PostgreSQL (longRead). One statement counting them all measured
-    // slower on both engines (docs/decisions.md).
+    // One count per segment, LIST_COUNTS_AT_ONCE at a time in recentCounts' order (longest
+    // first), off SQLite's event loop (db.reads), each on one core of PostgreSQL (longRead). One
+    // statement counting them all measured slower on both engines (docs/decisions.md). `took`
+    // includes waiting for a reader or a connection: a busy minute may reorder the next list,
+    // which only orders it.
     return mapLimited(list, LIST_COUNTS_AT_ONCE, async (criteria) => {
       const started = performance.now();
       const count = await longRead(db.reads, db.engine, (q) => countSegmentContacts(q, accountId, db.engine, criteria, definitions, now), {
