@@ -37,12 +37,10 @@ export async function recentCounts(
   countAll: (missing: number[]) => Promise<{ count: number; took: number }[]>,
 ): Promise<{ count: number; countedAt: number }[]> {
   const ids = keys.map(idOf);
-  const found = ids.map((id) => {
-    const kept = counts.get(id);
-    return kept && now - kept.countedAt < COUNT_TTL_MS ? kept : undefined;
-  });
-  const tookBefore = ids.map((id) => counts.get(id)?.took ?? Number.POSITIVE_INFINITY);
-  const missing = found.flatMap((kept, i) => (kept ? [] : [i])).sort((a, b) => descending(tookBefore[a]!, tookBefore[b]!));
+  const kept = ids.map((id) => counts.get(id));
+  const found = kept.map((entry) => (entry && now - entry.countedAt < COUNT_TTL_MS ? entry : undefined));
+  const tookBefore = (i: number) => kept[i]?.took ?? Number.POSITIVE_INFINITY;
+  const missing = found.flatMap((entry, i) => (entry ? [] : [i])).sort((a, b) => descending(tookBefore(a), tookBefore(b)));
   if (missing.length === 0) return found as { count: number; countedAt: number }[];
   const fresh = await countAll(missing);
   missing.forEach((at, i) => {
