@@ -46,17 +46,23 @@ for (const engine of engines) {
   try {
     const f = await makeFixtures(herald.db, config, 1000);
     let i = 0;
-    const url = line.startsWith('leads-') || line === 'create' ? '/api/leads' : '/api/campaigns/trigger';
-    const body = (): unknown => {
+    // `batch-update` and `batch-create`: the same items as leads-update and create, 100 a request
+    // to `POST /api/leads/batch`; the figures are then per item.
+    const batch = line.startsWith('batch-');
+    const itemLine = line === 'batch-update' ? 'leads-update' : line === 'batch-create' ? 'create' : line;
+    const perRequest = batch ? 100 : 1;
+    const url = batch ? '/api/leads/batch' : itemLine.startsWith('leads-') || itemLine === 'create' ? '/api/leads' : '/api/campaigns/trigger';
+    const item = (): unknown => {
       const n = i++;
-      if (line === 'leads-new') return { email: `new${n}-${f.run}@bench.example.com`, name: 'New Lead' };
-      if (line === 'leads-update') return { email: f.emails[n % f.emails.length], tags: [`wave ${n % 5}`] };
-      if (line === 'create') return { email: `new${n}-${f.run}@bench.example.com`, name: 'New Lead', tags: ['bench'] };
-      if (line === 'lead-new')
+      if (itemLine === 'leads-new') return { email: `new${n}-${f.run}@bench.example.com`, name: 'New Lead' };
+      if (itemLine === 'leads-update') return { email: f.emails[n % f.emails.length], tags: [`wave ${n % 5}`] };
+      if (itemLine === 'create') return { email: `new${n}-${f.run}@bench.example.com`, name: 'New Lead', tags: ['bench'] };
+      if (itemLine === 'lead-new')
         return { campaignId: f.immediateCampaignId, lead: { email: `trig${n}-${f.run}@bench.example.com`, name: 'Trigger Lead' } };
-      if (line === 'lead-restart') return { campaignId: f.delayCampaignId, lead: { email: f.emails[n % f.emails.length] } };
+      if (itemLine === 'lead-restart') return { campaignId: f.delayCampaignId, lead: { email: f.emails[n % f.emails.length] } };
       return { campaignId: f.immediateCampaignId, lead: f.emails[n % f.emails.length] };
     };
+    const body = (): unknown => (batch ? { items: Array.from({ length: perRequest }, item) } : item());
     const one = async () => {
       const res = await herald.app!.inject({
         method: 'POST',
@@ -70,7 +76,7 @@ for (const engine of engines) {
       let left = n;
       await Promise.all(
         Array.from({ length: CONCURRENCY }, async () => {
-          while (left-- > 0) await one();
+          while ((left -= perRequest) >= 0) await one();
         }),
       );
     };

@@ -100,12 +100,17 @@ export class StatementShapes {
   private readonly postgres = new ClockCache<string, CompiledShape>(SHAPES_KEPT);
 
   async run<R>(q: Handle, shape: string, values: BindValues, build: (bind: Bind) => Compilable<R>): Promise<QueryResult<R>> {
+    return q.executeQuery(this.compile(q, shape, values, build));
+  }
+
+  /** The statement `run` would run, not run: for a caller that sends several at once (db/pipeline.ts). */
+  compile<R>(q: Handle, shape: string, values: BindValues, build: (bind: Bind) => Compilable<R>): CompiledQuery<R> {
     const compiled = (onPostgres(q) ? this.postgres : this.sqlite).get(shape, () => {
       const { sql, parameters } = build(bindSlots).compile(q);
       return { sql, parameters };
     });
     const parameters = compiled.parameters.map((p) => (p instanceof Slot ? slotValue(values, p, shape) : p));
-    return q.executeQuery(CompiledQuery.raw(compiled.sql, parameters)) as Promise<QueryResult<R>>;
+    return CompiledQuery.raw(compiled.sql, parameters) as CompiledQuery<R>;
   }
 }
 

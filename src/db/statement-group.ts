@@ -1,8 +1,9 @@
 import pg from 'pg';
 
 // A group of statements sent to PostgreSQL in one write and run as ONE transaction: the
-// protocol's implicit transaction (every Parse/Bind/Execute before a single Sync). Used by
-// postgres-group-commit.ts. It is a pg "submittable" (what pg-cursor is), so it relies on the message
+// protocol's implicit transaction (every Parse/Bind/Execute before a single Sync); inside a
+// transaction already begun, they run in it and the Sync commits nothing. Used by
+// postgres-group-commit.ts and pipeline.ts. It is a pg "submittable" (what pg-cursor is), so it relies on the message
 // handlers pg's Client calls on its active query (pinned pg 8.x, lib/client.js and
 // lib/query.js); test/db/postgres-group-commit.test.ts covers it, and a pg upgrade must re-read those files.
 
@@ -70,7 +71,7 @@ export class StatementGroup {
     if (statement?.name !== undefined && this.connection) this.connection.parsedStatements[statement.name] = statement.text;
   };
 
-  constructor(private readonly statements: readonly GroupedStatement[]) {}
+  constructor(readonly statements: readonly GroupedStatement[]) {}
 
   submit(connection: Connection): null {
     this.connection = connection;
@@ -119,8 +120,12 @@ export class StatementGroup {
     this.results.push(new Result());
   }
 
-  /** A server error (the whole group is rolled back at its Sync) or a lost connection. */
+  /**
+   * A server error (the whole group is rolled back at its Sync) or a lost connection. The error
+   * says which statement failed (`statementIndex`: the statements before it had completed).
+   */
   handleError(err: Error): void {
+    (err as Error & { statementIndex?: number }).statementIndex = this.results.length;
     this.finish(err);
   }
 

@@ -1,8 +1,9 @@
 import pg from 'pg';
+import { StatementGroup } from '../../src/db/statement-group.js';
 
 /**
- * Records the statements this process sends to PostgreSQL (each one a round trip with `pg`,
- * which does not pipeline), by wrapping every client's `query`: the round-trip tests of issue 12.
+ * Records the statements this process sends to PostgreSQL, one entry per round trip (a
+ * pipeline of statements is one), by wrapping every client's `query`: the round-trip tests of issue 12.
  */
 export interface StatementRecorder {
   /** What `run` returns, and the statements it sent, in order. */
@@ -15,7 +16,13 @@ export function recordStatements(): StatementRecorder {
   const query = pg.Client.prototype.query;
   let statements: string[] | undefined;
   pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-    const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string }).text;
+    // A pipeline (a group commit's, a batch's: db/statement-group.ts) is one round trip: one entry.
+    const text =
+      args[0] instanceof StatementGroup
+        ? `pipeline of ${args[0].statements.length}: ${args[0].statements.map((s) => s.text).join(' ;; ')}`
+        : typeof args[0] === 'string'
+          ? args[0]
+          : (args[0] as { text?: string }).text;
     statements?.push(String(text));
     return (query as (...a: unknown[]) => unknown).apply(this, args);
   } as typeof query;

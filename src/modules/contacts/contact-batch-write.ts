@@ -2,7 +2,7 @@ import type { Db } from '../../db/connect.js';
 import { applyEach, applyEachInTransaction, type ItemOutcome } from '../../db/item-transactions.js';
 import { inTransaction, type Tx } from '../../db/transaction.js';
 import { type IdempotentBatch, oncePerKey } from '../idempotency/idempotency.service.js';
-import { applyContactWrite, type ContactWriteResult } from './contact-write.js';
+import { applyContactWrite, type ContactWriteResult, plannedContactWrite } from './contact-write.js';
 import type { LeadInput } from './contacts.schemas.js';
 
 /**
@@ -18,10 +18,12 @@ export async function writeContacts(
   keyed?: IdempotentBatch<ItemOutcome<ContactWriteResult>[]>,
 ): Promise<ItemOutcome<ContactWriteResult>[]> {
   // On PostgreSQL an item is decided before its read where it can be, as a single call is:
-  // one statement instead of two in its chunk's transaction.
+  // one statement instead of two in its chunk's transaction, sent with its neighbours' in one
+  // round trip (plannedContactWrite; db/item-transactions.ts).
   const writeFirst = db.engine === 'postgres';
   const apply = (tx: Tx, input: LeadInput) => applyContactWrite(tx, accountId, input, Date.now(), '', { writeFirst, inTransaction: true });
-  if (!keyed) return applyEach(db, inputs, apply);
+  const plan = (tx: Tx, input: LeadInput) => plannedContactWrite(tx, accountId, input, Date.now());
+  if (!keyed) return applyEach(db, inputs, apply, writeFirst ? plan : undefined);
   // With an Idempotency-Key the whole batch is one transaction: its answer is stored with all of it.
   return inTransaction(db, (tx) => oncePerKey(tx, keyed.request, () => applyEachInTransaction(tx, inputs, apply), keyed.answer));
 }

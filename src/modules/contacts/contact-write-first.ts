@@ -1,4 +1,4 @@
-import { type RawBuilder, sql } from 'kysely';
+import { type CompiledQuery, type RawBuilder, sql } from 'kysely';
 import { bindIn, StatementShapes } from '../../db/constant-statements.js';
 import type { Tx } from '../../db/transaction.js';
 import {
@@ -64,6 +64,28 @@ export async function writeUnlessRead(
   read: ContactWriteReadValues,
   plans: PlansBeforeRead,
 ): Promise<FirstOutcome> {
+  const statement = writeUnlessReadStatement(q, accountId, read, plans);
+  return statement.outcome((await q.executeQuery(statement.query)).rows);
+}
+
+/** writeUnlessRead's statement, not run, and what its rows come to: for a caller that sends it with others (db/pipeline.ts). */
+export interface WriteUnlessReadStatement {
+  query: CompiledQuery<FirstRow>;
+  outcome(rows: readonly FirstRow[]): FirstOutcome;
+}
+
+/** A row of writeUnlessRead's statement: what it wrote (the contact, its KPIs), or what it read. */
+export interface FirstRow {
+  kind: string;
+  id: string | null;
+}
+
+export function writeUnlessReadStatement(
+  q: Tx,
+  accountId: string,
+  read: ContactWriteReadValues,
+  plans: PlansBeforeRead,
+): WriteUnlessReadStatement {
   const ifNobody = plans.ifNobody && contactWriteShapeOf(plans.ifNobody);
   const ifFound = plans.ifFound && contactWriteShapeOf(plans.ifFound);
   const guarded = plans.definitions !== undefined;
@@ -75,7 +97,7 @@ export async function writeUnlessRead(
     u: plans.ifFound && contactWriteValues(accountId, plans.ifFound),
     definitions: plans.definitions,
   };
-  const { rows } = await STATEMENTS.run(q, shape, values, (bind) => {
+  const query = STATEMENTS.compile(q, shape, values, (bind) => {
     const parts: RawBuilder<unknown>[] = [
       sql`r as (${contactWriteReadStatement(contactWriteReadParts(false, read, bindIn(bind, 'read')))})`,
     ];
@@ -103,8 +125,12 @@ export async function writeUnlessRead(
     }
     // The read's rows as one JSON array (one column, like the statement's other result rows), when nothing was written.
     results.push(sql`select 'read' as kind, cast(json_agg(r) as text) as id from r where ${sql.join([sql`true`, ...written], sql` and `)}`);
-    return sql<{ kind: string; id: string | null }>`with ${sql.join(parts, sql`, `)} ${sql.join(results, sql` union all `)}`;
+    return sql<FirstRow>`with ${sql.join(parts, sql`, `)} ${sql.join(results, sql` union all `)}`;
   });
+  return { query, outcome: firstOutcome };
+}
+
+function firstOutcome(rows: readonly FirstRow[]): FirstOutcome {
   const kpisAdded = (kind: string) => rows.filter((row) => row.kind === kind).map((row) => row.id!);
   for (const row of rows) {
     if (row.kind === 'contact') return { written: 'created', id: row.id!, kpisAdded: kpisAdded('kpi') };

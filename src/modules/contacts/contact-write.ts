@@ -1,9 +1,11 @@
+import type { CompiledQuery } from 'kysely';
 import type { Db } from '../../db/connect.js';
+import type { PlannedItem } from '../../db/item-transactions.js';
 import type { Tx } from '../../db/transaction.js';
 import { inWriteUnit } from '../../db/write-unit.js';
 import { unlessRefused } from '../../errors.js';
 import { type IdempotentRequest, oncePerKey } from '../idempotency/idempotency.service.js';
-import { writeUnlessRead } from './contact-write-first.js';
+import { type FirstRow, writeUnlessReadStatement } from './contact-write-first.js';
 import { type ContactWritePlan, executeContactWrite } from './contact-write-plan.js';
 import {
   type ContactWriteRead,
@@ -47,8 +49,45 @@ export async function applyContactWrite(
     ? await prepared.readOrWrite(tx, accountId, now, options.inTransaction)
     : { read: await prepared.read(tx, accountId) };
   if ('written' in first) return first.written;
-  const decided = prepared.decide(first.read, now);
+  return decideAndWrite(tx, accountId, prepared, first.read, now);
+}
+
+async function decideAndWrite(
+  tx: Tx,
+  accountId: string,
+  prepared: PreparedContactWrite,
+  read: ContactWriteRead,
+  now: number,
+): Promise<ContactWriteResult> {
+  const decided = prepared.decide(read, now);
   return decided.result(await executeContactWrite(tx, accountId, decided.plan));
+}
+
+/**
+ * A lead write of a batch's item, as applyContactWrite runs it in the chunk's transaction with
+ * `writeFirst`, as ONE statement sent with its neighbours' (db/pipeline.ts, item-transactions.ts):
+ * undefined when its write cannot be decided before its read (the item is applied as usual).
+ * When the statement wrote nothing, the rest reads the contact again, locking, and writes what
+ * the rules decide, as readOrWrite does. Throws 400 when the input is refused, before anything is sent.
+ */
+export function plannedContactWrite(tx: Tx, accountId: string, input: LeadInput, now: number): PlannedItem<ContactWriteResult> | undefined {
+  const prepared = prepareContactWrite(input);
+  const first = prepared.firstWrite(tx, accountId, now, true);
+  if (!first) return undefined;
+  return {
+    query: first.query,
+    settle(rows) {
+      const outcome = first.outcome(rows as FirstRow[]);
+      if ('written' in outcome) return { value: outcome.written };
+      return {
+        rest: async (q) => {
+          const read = await readForContactWrite(q, first.values, true);
+          prepared.remember(accountId, read);
+          return decideAndWrite(q, accountId, prepared, read, now);
+        },
+      };
+    },
+  };
 }
 
 /** A lead write decided from its read, not applied yet. */
@@ -82,6 +121,11 @@ export interface PreparedContactWrite {
     now: number,
     inTransaction?: boolean,
   ): Promise<{ written: ContactWriteResult } | { read: ContactWriteRead }>;
+  /**
+   * readOrWrite's one statement, not run, for a caller that sends it with others; undefined
+   * when readOrWrite would read first (`inTransaction` as there).
+   */
+  firstWrite(q: Tx, accountId: string, now: number, inTransaction?: boolean): FirstWrite | undefined;
   /** What the read binds, for a caller that compiles it into its own statement once per shape (contactWriteReadParts). */
   readValues(accountId: string): ContactWriteReadValues;
   /** Throws 409 Identifier belongs to another contact, 400 (create without a name, metadata too large), or StaleRead. */
@@ -108,6 +152,15 @@ export interface PreparedContactWrite {
    * the read, or the rules refuse it.
    */
   decideIfFound(now: number, assumed?: AssumedDefinitions): DecidedContactWrite | undefined;
+}
+
+/** readOrWrite's one statement (firstWrite), not run yet. */
+export interface FirstWrite {
+  query: CompiledQuery<FirstRow>;
+  /** The values of its read, for the read to run again, locking, when it wrote nothing. */
+  values: ContactWriteReadValues;
+  /** The 200 body when the statement wrote; else what its read found (which locked nothing). Call once. */
+  outcome(rows: readonly FirstRow[]): { written: ContactWriteResult } | { read: ContactWriteRead };
 }
 
 /** Definitions as last read (definitionsAssumed): what the rules decide on, and what the statement's read must find. */
@@ -137,6 +190,14 @@ export function prepareContactWrite(input: LeadInput, at = ''): PreparedContactW
       if (definitions) rememberDefinitions(accountId, fieldKeys, kpiIds, read);
     },
     async readOrWrite(q, accountId, now, inTransaction = false) {
+      const first = prepared.firstWrite(q, accountId, now, inTransaction);
+      if (!first) return { read: remembered(accountId, await readForContactWrite(q, prepared.readValues(accountId), inTransaction)) };
+      const outcome = first.outcome((await q.executeQuery(first.query)).rows);
+      if ('written' in outcome) return outcome;
+      // The statement's own read locks nothing: in a transaction, read again, locking.
+      return { read: remembered(accountId, inTransaction ? await readForContactWrite(q, first.values, true) : outcome.read) };
+    },
+    firstWrite(q, accountId, now, inTransaction = false) {
       const values = prepared.readValues(accountId);
       // The definitions the lead names, as this process last read them: the rules decide on them
       // and the statement writes only if its read finds them unchanged (definitions-seen.ts).
@@ -145,24 +206,28 @@ export function prepareContactWrite(input: LeadInput, at = ''): PreparedContactW
       // reads; a refusal (metadata too large) is the read's to make.
       const ifNobody = unlessRefused(() => prepared.decideIfNobody(now, assumed));
       const ifFound = prepared.decideIfFound(now, assumed);
-      // In a transaction a fallback costs a locking read more (below): there the statement goes
-      // first only when it can update what it finds, so a contact that exists never costs three
-      // statements where the locking read and the write take two.
+      // In a transaction a fallback costs a locking read more (readOrWrite): there the statement
+      // goes first only when it can update what it finds, so a contact that exists never costs
+      // three statements where the locking read and the write take two.
       const decidedEnough = inTransaction ? ifFound : ifNobody || ifFound;
-      if (!decidedEnough || !contactWriteReadHasRows(values))
-        return { read: remembered(accountId, await readForContactWrite(q, values, inTransaction)) };
-      const outcome = await writeUnlessRead(q, accountId, values, {
+      if (!decidedEnough || !contactWriteReadHasRows(values)) return undefined;
+      const statement = writeUnlessReadStatement(q, accountId, values, {
         ifNobody: ifNobody?.plan,
         ifFound: ifFound?.plan,
         definitions: assumed?.rows,
       });
-      // The statement's own read locks nothing: in a transaction, read again, locking.
-      if ('read' in outcome)
-        return { read: remembered(accountId, inTransaction ? await readForContactWrite(q, values, true) : outcome.read) };
-      if (outcome.written === 'created') return { written: ifNobody!.result(outcome.kpisAdded) };
-      // The plan was decided for a placeholder id; the answer names the contact the statement updated.
-      ifFound!.plan.contactId = outcome.id;
-      return { written: ifFound!.result(outcome.kpisAdded) };
+      return {
+        query: statement.query,
+        values,
+        outcome(rows) {
+          const outcome = statement.outcome(rows);
+          if ('read' in outcome) return outcome;
+          if (outcome.written === 'created') return { written: ifNobody!.result(outcome.kpisAdded) };
+          // The plan was decided for a placeholder id; the answer names the contact the statement updated.
+          ifFound!.plan.contactId = outcome.id;
+          return { written: ifFound!.result(outcome.kpisAdded) };
+        },
+      };
     },
     decideIfNobody(now, assumed) {
       const found = expected(assumed);
