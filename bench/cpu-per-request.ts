@@ -4,12 +4,15 @@
  * sockets), CONCURRENCY at a time, so SQLite's group commit groups them as under load. On a
  * shared machine a rate is noise; the CPU this process spent per request is not (much).
  *
- *   BENCH_LINE=lead-new|lead-restart|string-immediate|leads-new|leads-update|create [BENCH_ENGINES=sqlite|postgres] [DATABASE_URL=...]
+ *   BENCH_LINE=lead-new|lead-restart|string-immediate|leads-new|leads-update|create|batch-update|batch-create
+ *     [BENCH_ENGINES=sqlite|postgres] [DATABASE_URL=...]
  *     node --import tsx bench/cpu-per-request.ts
  *
  * The `lead-…` and `string-…` lines are triggers (`POST /api/campaigns/trigger`); `leads-new`,
  * `create` and `leads-update` are `POST /api/leads` (a new contact with a name; the same with a tag,
- * the peers harness's create; a tag for a known contact by email). On PostgreSQL the CPU of the
+ * the peers harness's create; a tag for a known contact by email); `batch-update` and
+ * `batch-create` send the same items as `leads-update` and `create`, 100 a request to
+ * `POST /api/leads/batch`, and print CPU per item. On PostgreSQL the CPU of the
  * database's backends serving this database is printed too (read from /proc: the database on this
  * machine), the other half of a request's cost.
  */
@@ -51,7 +54,11 @@ for (const engine of engines) {
     const batch = line.startsWith('batch-');
     const itemLine = line === 'batch-update' ? 'leads-update' : line === 'batch-create' ? 'create' : line;
     const perRequest = batch ? 100 : 1;
-    const url = batch ? '/api/leads/batch' : itemLine.startsWith('leads-') || itemLine === 'create' ? '/api/leads' : '/api/campaigns/trigger';
+    const url = batch
+      ? '/api/leads/batch'
+      : itemLine.startsWith('leads-') || itemLine === 'create'
+        ? '/api/leads'
+        : '/api/campaigns/trigger';
     const item = (): unknown => {
       const n = i++;
       if (itemLine === 'leads-new') return { email: `new${n}-${f.run}@bench.example.com`, name: 'New Lead' };
@@ -76,7 +83,10 @@ for (const engine of engines) {
       let left = n;
       await Promise.all(
         Array.from({ length: CONCURRENCY }, async () => {
-          while ((left -= perRequest) >= 0) await one();
+          while (left >= perRequest) {
+            left -= perRequest;
+            await one();
+          }
         }),
       );
     };

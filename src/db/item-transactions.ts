@@ -53,6 +53,8 @@ export const ITEMS_PER_TRANSACTION = 100;
  * chunk holds the row locks of its contacts until it commits, so two batches touching the same
  * contacts in different orders can deadlock: PostgreSQL then aborts one of them, whose chunk is
  * rolled back whole and run again one transaction per item, exactly as the single endpoint.
+ * With `plan`, the items that plan a statement are sent in pipelines, MAX_PIPELINE a round trip
+ * (applyChunk, runItems): the same statements in the same order, without a round trip each.
  */
 export async function applyEach<I, R>(
   db: Db,

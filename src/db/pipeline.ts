@@ -37,10 +37,13 @@ export async function inPipelinedTransaction<T>(db: Db, fn: (tx: Tx, pipeline: P
     if (!answeredByServer(err)) unusable = err as Error;
   };
   try {
-    await sql.raw('begin').execute(tx).catch((err: unknown) => {
-      unlessAnswered(err);
-      throw err;
-    });
+    await sql
+      .raw('begin')
+      .execute(tx)
+      .catch((err: unknown) => {
+        unlessAnswered(err);
+        throw err;
+      });
     let result: T;
     try {
       result = await fn(tx, pipelineOn(client));
@@ -53,10 +56,13 @@ export async function inPipelinedTransaction<T>(db: Db, fn: (tx: Tx, pipeline: P
         });
       throw err;
     }
-    await sql.raw('commit').execute(tx).catch((err: unknown) => {
-      unlessAnswered(err);
-      throw err;
-    });
+    await sql
+      .raw('commit')
+      .execute(tx)
+      .catch((err: unknown) => {
+        unlessAnswered(err);
+        throw err;
+      });
     return result;
   } finally {
     client.release(unusable);

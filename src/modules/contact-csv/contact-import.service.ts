@@ -1,9 +1,9 @@
 import type { Db } from '../../db/connect.js';
 import { applyEach, applyEachInTransaction, type ItemOutcome } from '../../db/item-transactions.js';
 import { analyzeSoon } from '../../db/refresh-statistics.js';
-import { inTransaction, type Tx } from '../../db/transaction.js';
+import { inTransaction } from '../../db/transaction.js';
 import type { LeadInput } from '../contacts/contacts.schemas.js';
-import { applyContactWrite, type ContactWriteResult } from '../contacts/contacts.service.js';
+import { type ContactWriteResult, leadItemSteps } from '../contacts/contacts.service.js';
 
 /** The tables a contact write fills. */
 const CONTACT_TABLES = ['contacts', 'contact_emails', 'contact_phones', 'contact_tags', 'contact_field_values', 'contact_kpis'];
@@ -33,9 +33,11 @@ export async function importContacts(
   dryRun: boolean,
   onAnalyzeError: (error: unknown) => void = () => {},
 ): Promise<ItemOutcome<ContactWriteResult>[]> {
-  const apply = (tx: Tx, input: LeadInput) => applyContactWrite(tx, accountId, input, Date.now());
+  // Each row as an item of the leads batch (on PostgreSQL: decided before its read where it can
+  // be, such rows' statements sent in pipelines).
+  const { apply, plan } = leadItemSteps(db, accountId);
   if (!dryRun) {
-    const outcomes = await applyEach(db, items, apply);
+    const outcomes = await applyEach(db, items, apply, plan);
     if (outcomes.some((o) => o.ok)) analyzeSoon(db, CONTACT_TABLES, onAnalyzeError);
     return outcomes;
   }

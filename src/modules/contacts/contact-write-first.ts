@@ -40,8 +40,20 @@ export interface PlansBeforeRead {
 /** `written`: the plan for what the read found was applied; `read`: nothing was written, decide from it. */
 export type FirstOutcome = { written: 'created' | 'updated'; id: string; kpisAdded: string[] } | { read: ContactWriteRead };
 
+/** The statement of writeUnlessReadStatement, not run yet (the caller runs it alone, or in a pipeline: db/pipeline.ts), and what its rows come to. */
+export interface WriteUnlessReadStatement {
+  query: CompiledQuery<FirstRow>;
+  outcome(rows: readonly FirstRow[]): FirstOutcome;
+}
+
+/** A row of the statement: what it wrote (the contact, its KPIs), or what it read. */
+export interface FirstRow {
+  kind: string;
+  id: string | null;
+}
+
 /**
- * A lead write in ONE statement on PostgreSQL (issue 12): the write's read and, in the same
+ * A lead write in ONE statement on PostgreSQL (issue 12), not run yet: the write's read and, in the same
  * data-modifying CTE, the plan the rules decided for what it may find. `r` is the read
  * (contact-write-read.ts, of the values `read`, which must have rows: contactWriteReadHasRows).
  * The create (`ifNobody`) inserts only when `r` finds nobody (no owner, no contact); the
@@ -58,28 +70,6 @@ export type FirstOutcome = { written: 'created' | 'updated'; id: string; kpisAdd
  * Two requests creating one new address both find nobody: the second insert of the address is
  * a unique violation, which fails its whole statement, and inWriteUnit runs that unit again.
  */
-export async function writeUnlessRead(
-  q: Tx,
-  accountId: string,
-  read: ContactWriteReadValues,
-  plans: PlansBeforeRead,
-): Promise<FirstOutcome> {
-  const statement = writeUnlessReadStatement(q, accountId, read, plans);
-  return statement.outcome((await q.executeQuery(statement.query)).rows);
-}
-
-/** writeUnlessRead's statement, not run, and what its rows come to: for a caller that sends it with others (db/pipeline.ts). */
-export interface WriteUnlessReadStatement {
-  query: CompiledQuery<FirstRow>;
-  outcome(rows: readonly FirstRow[]): FirstOutcome;
-}
-
-/** A row of writeUnlessRead's statement: what it wrote (the contact, its KPIs), or what it read. */
-export interface FirstRow {
-  kind: string;
-  id: string | null;
-}
-
 export function writeUnlessReadStatement(
   q: Tx,
   accountId: string,
@@ -140,5 +130,5 @@ function firstOutcome(rows: readonly FirstRow[]): FirstOutcome {
   return { read: contactWriteReadOf(found ? (JSON.parse(found) as ContactWriteReadRow[]) : []) };
 }
 
-/** The statements of writeUnlessRead, compiled once per shape. */
+/** The statements of writeUnlessReadStatement, compiled once per shape. */
 const STATEMENTS = new StatementShapes();

@@ -1,5 +1,5 @@
 // The contacts service, split by use case; this file keeps the names every caller imports.
-export { writeContacts } from './contact-batch-write.js';
+export { leadItemSteps, writeContacts } from './contact-batch-write.js';
 export {
   contactExists,
   contactIdSelectByIdOrTracker,

@@ -1,0 +1,120 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { sql } from 'kysely';
+import { inTransaction } from '../../src/db/transaction.js';
+import { applyContactWrite } from '../../src/modules/contacts/contact-write.js';
+import { contactTenant, useTestApp } from '../contacts/helpers.js';
+import { randomEmail } from '../helpers/factories.js';
+import { recordStatements, type StatementRecorder } from '../helpers/statements.js';
+
+/**
+ * PostgreSQL lead batches send their items' statements in pipelines (db/pipeline.ts,
+ * item-transactions.ts): each item is still decided on the state the items before it left,
+ * whatever happens to a statement in the middle of a pipeline.
+ */
+const onPostgres = Boolean(process.env.DATABASE_URL);
+const app = useTestApp();
+
+describe('PostgreSQL lead batches in pipelines', { skip: !onPostgres && 'PostgreSQL only (DATABASE_URL)' }, () => {
+  let recorder: StatementRecorder;
+  before(() => {
+    recorder = recordStatements();
+  });
+  after(() => recorder.restore());
+
+  async function tenant() {
+    const t = await contactTenant(app());
+    const known = randomEmail();
+    assert.equal((await t.lead({ email: known, name: 'Known Lead' })).status, 200);
+    return { ...t, known, batch: (items: unknown[]) => recorder.during(() => t.api.post('/api/leads/batch', { items })) };
+  }
+
+  const statuses = (body: { results: { status: number }[] }) => body.results.map((r) => r.status);
+  const rollbacks = (statements: string[]) => statements.filter((text) => /^\s*rollback to\b/i.test(text)).length;
+
+  test('a statement that writes nothing mid-pipeline: the run is undone and the items after it see the items before it', async () => {
+    const t = await tenant();
+    const fresh = randomEmail();
+    // The second item, a new address without a name, is refused after its read; in the pipeline
+    // the third item (the same address, named) had already created the contact.
+    const { result, statements } = await t.batch([
+      { email: t.known, tags: ['first'] },
+      { email: fresh, tags: ['nameless'] },
+      { email: fresh, name: 'Named Later', tags: ['third'] },
+      { email: t.known, tags: ['fourth'] },
+    ]);
+    assert.deepEqual(statuses(result.body), [200, 400, 200, 200], JSON.stringify(result.body));
+    assert.equal(result.body.results[2].body.created, true, 'the third item creates the contact: the second left nothing');
+    assert.ok(rollbacks(statements) >= 1, statements.join('\n'));
+    const created = await t.profile({ email: fresh });
+    assert.equal(created?.name, 'Named Later');
+    assert.deepEqual(created?.tags, ['third']);
+    assert.deepEqual((await t.profile({ email: t.known }))?.tags.sort(), ['first', 'fourth']);
+  });
+
+  test('an item refused before anything is sent (an invalid address) is answered alone: no rollback', async () => {
+    const t = await tenant();
+    const fresh = randomEmail();
+    const { result, statements } = await t.batch([
+      { email: t.known, tags: ['before'] },
+      { email: 'not an address', name: 'Nobody Here' },
+      { email: fresh, name: 'After Refusal' },
+    ]);
+    assert.deepEqual(statuses(result.body), [200, 400, 200], JSON.stringify(result.body));
+    assert.equal(rollbacks(statements), 0, statements.join('\n'));
+    assert.equal((await t.profile({ email: fresh }))?.name, 'After Refusal');
+    assert.deepEqual((await t.profile({ email: t.known }))?.tags, ['before']);
+  });
+
+  test('a lost race mid-pipeline (a unique violation): that item updates the winner, the others are applied once', async () => {
+    const t = await tenant();
+    const contested = randomEmail();
+    const after = randomEmail();
+    // Another writer creates the contested address and holds its transaction open: the batch's
+    // insert of the same address waits for it, then fails with a unique violation once it commits.
+    let commitRival!: () => void;
+    const rivalMayCommit = new Promise<void>((resolve) => {
+      commitRival = resolve;
+    });
+    let rivalWrote!: () => void;
+    const rivalHasWritten = new Promise<void>((resolve) => {
+      rivalWrote = resolve;
+    });
+    const rival = inTransaction(app().db, async (tx) => {
+      const written = await applyContactWrite(tx, t.accountId, { email: contested, name: 'Rival Writer' }, Date.now());
+      rivalWrote();
+      await rivalMayCommit;
+      return written;
+    });
+    await rivalHasWritten;
+    const batch = t.batch([
+      { email: t.known, tags: ['one'] },
+      { email: contested, name: 'Batch Writer', tags: ['two'] },
+      { email: after, name: 'After Race' },
+    ]);
+    await waitForALockWait();
+    commitRival();
+    const rivalContact = await rival;
+    const { result, statements } = await batch;
+    assert.deepEqual(statuses(result.body), [200, 200, 200], JSON.stringify(result.body));
+    assert.equal(result.body.results[1].body.created, false);
+    assert.equal(result.body.results[1].body.id, rivalContact.id);
+    assert.ok(rollbacks(statements) >= 1, statements.join('\n'));
+    const profile = await t.profile({ email: contested });
+    assert.equal(profile?.name, 'Batch Writer');
+    assert.deepEqual(profile?.tags, ['two']);
+    assert.deepEqual((await t.profile({ email: t.known }))?.tags, ['one']);
+    assert.equal((await t.profile({ email: after }))?.name, 'After Race');
+  });
+
+  /** Until a backend of this database waits for a lock (the batch's insert behind the rival's). */
+  async function waitForALockWait(): Promise<void> {
+    for (let i = 0; i < 500; i++) {
+      const { rows } = await sql<{ waiting: number }>`select count(*)::int as waiting from pg_stat_activity
+        where datname = current_database() and wait_event_type = 'Lock'`.execute(app().db.kysely);
+      if (rows[0]!.waiting > 0) return;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    throw new Error('no statement waited for the rival');
+  }
+});
