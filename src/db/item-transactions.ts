@@ -23,9 +23,11 @@ export interface PlannedItem<R> {
 }
 
 /**
- * Statements in one pipeline at most. A statement that does not settle its item is run again,
- * with the ones after it, once the earlier items are applied alone (applyChunk): the bound keeps
- * what one such item costs small, for 4 round trips per 100 items instead of 100.
+ * Statements in one pipeline at most. When a statement does not settle its item, it and the
+ * ones sent after it run again (applyChunk): the bound keeps what one such item costs small, for
+ * 4 pipelines per 100 items instead of 100 round trips. After a run has failed, pipelines start
+ * at one statement again and double while they succeed (runItems), so a chunk where many items
+ * fail does not send 24 statements for nothing each time.
  */
 export const MAX_PIPELINE = 25;
 
@@ -54,7 +56,8 @@ export const ITEMS_PER_TRANSACTION = 100;
  * contacts in different orders can deadlock: PostgreSQL then aborts one of them, whose chunk is
  * rolled back whole and run again one transaction per item, exactly as the single endpoint.
  * With `plan`, the items that plan a statement are sent in pipelines, MAX_PIPELINE a round trip
- * (applyChunk, runItems): the same statements in the same order, without a round trip each.
+ * at most (applyChunk, runItems): the statements of a run that succeeds, in the same order,
+ * without a round trip each.
  */
 export async function applyEach<I, R>(
   db: Db,
@@ -69,7 +72,7 @@ export async function applyEach<I, R>(
   const inChunk = async (chunk: I[]): Promise<ItemOutcome<ItemOutcome<R>[]>> => {
     try {
       const value = pipelined
-        ? await inPipelinedTransaction(db, (tx, pipeline) => applyChunk(tx, chunk, apply, { plan, pipeline }))
+        ? await inPipelinedTransaction(db, (tx, pipeline) => applyChunk(tx, chunk, apply, { plan, pipeline, size: MAX_PIPELINE }))
         : await inTransaction(db, (tx) => applyChunk(tx, chunk, apply));
       return { ok: true, value };
     } catch (error) {
@@ -127,6 +130,8 @@ function isTransactionWide(err: unknown): boolean {
 interface Pipelining<I, R> {
   plan: Plan<I, R>;
   pipeline: Pipeline;
+  /** Statements the next pipeline may hold: MAX_PIPELINE, or fewer after a failed run (runItems). */
+  size: number;
 }
 
 /**
@@ -167,6 +172,7 @@ async function applyChunk<I, R>(
       if (failedAt === undefined) break;
       end = failedAt;
       run = [];
+      if (pipelining) pipelining.size = 1;
     }
     outcomes.push(...run);
     if (end < chunk.length) outcomes.push(await carefully(chunk[end]!));
@@ -195,8 +201,8 @@ async function runItems<I, R>(
   const applyAlone = async (i: number) => {
     try {
       outcomes.push({ ok: true, value: await apply(tx, chunk[i]!) });
-    } catch {
-      throw new RunFailed(i);
+    } catch (err) {
+      throw failedRun(err, i);
     }
   };
   let i = start;
@@ -209,7 +215,7 @@ async function runItems<I, R>(
     const first = i;
     let refused: { error: unknown } | undefined;
     let alone = false;
-    while (i < end && planned.length < MAX_PIPELINE) {
+    while (i < end && planned.length < pipelining.size) {
       let item: PlannedItem<R> | undefined;
       try {
         item = pipelining.plan(tx, chunk[i]!);
@@ -224,7 +230,10 @@ async function runItems<I, R>(
       planned.push(item);
       i++;
     }
-    if (planned.length > 0) await sendPipeline(tx, pipelining.pipeline, planned, first, outcomes);
+    if (planned.length > 0) {
+      await sendPipeline(tx, pipelining.pipeline, planned, first, outcomes);
+      pipelining.size = Math.min(MAX_PIPELINE, 2 * pipelining.size);
+    }
     if (refused) {
       outcomes.push({ ok: false, error: refused.error });
       i++;
@@ -241,7 +250,7 @@ async function sendPipeline<R>(tx: Tx, pipeline: Pipeline, planned: PlannedItem<
   try {
     results = await pipeline(planned.map((item) => item.query));
   } catch (err) {
-    throw new RunFailed(first + failedStatementIndex(err));
+    throw failedRun(err, first + Math.min(failedStatementIndex(err), planned.length - 1));
   }
   for (const [k, item] of planned.entries()) {
     try {
@@ -249,10 +258,19 @@ async function sendPipeline<R>(tx: Tx, pipeline: Pipeline, planned: PlannedItem<
       if ('value' in settled) outcomes.push({ ok: true, value: settled.value });
       else if (k === planned.length - 1) outcomes.push({ ok: true, value: await settled.rest(tx) });
       else throw new Error('the statements after it have run');
-    } catch {
-      throw new RunFailed(first + k);
+    } catch (err) {
+      throw failedRun(err, first + k);
     }
   }
+}
+
+/**
+ * The error a run fails with when its item `at` failed with `err`: RunFailed, unless `err` is
+ * the whole transaction's (a deadlock), which fails the chunk (applyEach runs it again, one
+ * transaction per item).
+ */
+function failedRun(err: unknown, at: number): unknown {
+  return isTransactionWide(err) ? err : new RunFailed(at);
 }
 
 /** The item of an optimistic run that failed (the run is rolled back by inSavepoint). */

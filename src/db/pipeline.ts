@@ -1,5 +1,5 @@
 import { type CompiledQuery, Kysely, PostgresDialect, type PostgresPoolClient, type QueryResult, sql } from 'kysely';
-import type pg from 'pg';
+import pg from 'pg';
 import type { Db } from './connect.js';
 import type { Database } from './schema.js';
 import { type GroupedStatement, preparedValues, StatementGroup } from './statement-group.js';
@@ -89,6 +89,7 @@ const kyselies = new WeakMap<pg.PoolClient, Tx>();
 /** A client of the pool that can name its statements (prepared-statements.ts's PreparingClient). */
 interface NamingClient {
   statementName?(text: string): string | undefined;
+  forgetNamesIfStale?(err: unknown): void;
 }
 
 function pipelineOn(client: pg.PoolClient): Pipeline {
@@ -107,13 +108,21 @@ function pipelineOn(client: pg.PoolClient): Pipeline {
         }
       }
       const group = new StatementGroup(statements);
-      group.callback = (err, results) => (err ? reject(err) : resolve(results!.map((r) => ({ rows: r.rows }))));
+      group.callback = (err, results) => {
+        if (!err) return resolve(results!.map((r) => ({ rows: r.rows })));
+        // A plan gone stale (a migration changed a table): the statements run again afresh.
+        naming.forgetNamesIfStale?.(err);
+        reject(err);
+      };
       (client as unknown as { query(submittable: StatementGroup): void }).query(group);
     });
 }
 
-/** An error the server answered with (an SQLSTATE of its own), after which the connection still works. */
+/**
+ * An error the server answered with, after which the connection still works: not a lost
+ * connection (no answer, or class 08), a shutdown (57P) or a FATAL one.
+ */
 function answeredByServer(err: unknown): boolean {
-  const code = (err as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && !/^(08|57P)/.test(code);
+  if (!(err instanceof pg.DatabaseError)) return false;
+  return !/^(08|57P)/.test(err.code ?? '') && err.severity !== 'FATAL' && err.severity !== 'PANIC';
 }

@@ -101,6 +101,16 @@ export function preparingClient(): typeof pg.Client {
       return names.nameOf(text);
     }
 
+    /**
+     * For a caller that ran named statements itself (a pipeline: pipeline.ts): after `err`, a
+     * stale plan, every name starts afresh, as queryNamed does for its own statements.
+     */
+    forgetNamesIfStale(err: unknown): void {
+      if (!isStalePlan(err)) return;
+      names.startNewGeneration();
+      this.descriptions.clear();
+    }
+
     private async queryNamed(name: string, text: string, values: unknown[]): Promise<unknown> {
       try {
         return await this.submitNamed(name, text, values);

@@ -1,9 +1,10 @@
 import pg from 'pg';
 
 // A group of statements sent to PostgreSQL in one write and run as ONE transaction: the
-// protocol's implicit transaction (every Parse/Bind/Execute before a single Sync); inside a
-// transaction already begun, they run in it and the Sync commits nothing. Used by
-// postgres-group-commit.ts and pipeline.ts. It is a pg "submittable" (what pg-cursor is), so it relies on the message
+// protocol's implicit transaction (every Parse/Bind/Execute before a single Sync). Inside a
+// transaction already begun (pipeline.ts) they run in it instead: the Sync ends nothing, and
+// after an error the statements before it stand and the transaction is failed until a
+// rollback (to a savepoint). Used by postgres-group-commit.ts and pipeline.ts. It is a pg "submittable" (what pg-cursor is), so it relies on the message
 // handlers pg's Client calls on its active query (pinned pg 8.x, lib/client.js and
 // lib/query.js); test/db/postgres-group-commit.test.ts covers it, and a pg upgrade must re-read those files.
 
@@ -54,8 +55,9 @@ export function preparedValues(values: readonly unknown[]): unknown[] {
 /**
  * The statements of one group, written at once (submit) and answered in order: each statement's
  * CommandComplete closes its result. The callback gets every result once the Sync's
- * ReadyForQuery says the transaction is over (committed), or the first error (rolled back, or the
- * connection lost).
+ * ReadyForQuery says the group is over (its implicit transaction committed), or the first error
+ * (the server skips the rest; the implicit transaction is rolled back at the Sync; or the
+ * connection was lost).
  */
 export class StatementGroup {
   /** For pg's Client, which hands a submittable's outcome to this callback. */
@@ -121,8 +123,8 @@ export class StatementGroup {
   }
 
   /**
-   * A server error (the whole group is rolled back at its Sync) or a lost connection. The error
-   * says which statement failed (`statementIndex`: the statements before it had completed).
+   * A server error (the server skips the rest of the group up to its Sync) or a lost connection.
+   * The error says which statement failed (`statementIndex`: the statements before it completed).
    */
   handleError(err: Error): void {
     (err as Error & { statementIndex?: number }).statementIndex = this.results.length;

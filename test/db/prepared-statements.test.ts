@@ -7,6 +7,7 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { loadConfig } from '../../src/config.js';
 import { type Db, openDatabase } from '../../src/db/connect.js';
+import { inPipelinedTransaction } from '../../src/db/pipeline.js';
 import { inTransaction } from '../../src/db/transaction.js';
 import { uniq } from '../helpers/factories.js';
 
@@ -145,6 +146,27 @@ describe('prepared statements on PostgreSQL', { skip }, () => {
       for (let i = 0; i < 3; i++) assert.deepEqual((await read()).rows, [{ a: 1, b: 7 }], 'named afresh');
     } finally {
       await sql`drop table ${sql.id(fresh)}`.execute(db.kysely);
+    }
+  });
+
+  test('a pipeline that meets a plan gone stale starts the names afresh: its statements run again after the rollback', async () => {
+    const piped = uniq('piped_');
+    await sql`create table ${sql.id(piped)} (a integer not null)`.execute(db.kysely);
+    try {
+      await sql`insert into ${sql.id(piped)} (a) values (1)`.execute(db.kysely);
+      const read = sql<Record<string, number>>`select * from ${sql.id(piped)} where a = ${1}`;
+      for (let i = 0; i < 3; i++) await read.execute(db.kysely);
+      assert.ok(textOf(piped)(await preparedOn(db)).length > 0, 'named');
+      await sql`alter table ${sql.id(piped)} add column b integer not null default 7`.execute(other.kysely);
+      const rows = await inPipelinedTransaction(db, async (tx, pipeline) => {
+        await sql.raw('savepoint piped').execute(tx);
+        await assert.rejects(pipeline([read.compile(tx)]), /cached plan must not change result type/);
+        await sql.raw('rollback to piped').execute(tx);
+        return (await pipeline([read.compile(tx)]))[0]!.rows;
+      });
+      assert.deepEqual(rows, [{ a: 1, b: 7 }]);
+    } finally {
+      await sql`drop table ${sql.id(piped)}`.execute(db.kysely);
     }
   });
 });
