@@ -69,6 +69,25 @@ export async function inPipelinedTransaction<T>(db: Db, fn: (tx: Tx, pipeline: P
   }
 }
 
+/**
+ * Statements in ONE round trip outside any transaction: the protocol's implicit transaction of
+ * a pipeline makes them atomic (all committed, or none when the server refuses one). For a
+ * write of several statements that need no answer in between (the events batch's inserts).
+ */
+export async function inOneRoundTrip(db: Db, queries: readonly CompiledQuery[]): Promise<QueryResult<unknown>[]> {
+  if (!db.pool) throw new Error('a pipeline needs PostgreSQL');
+  const client = await db.pool.connect();
+  let unusable: Error | undefined;
+  try {
+    return await pipelineOn(client)(queries);
+  } catch (err) {
+    if (!answeredByServer(err)) unusable = err as Error;
+    throw err;
+  } finally {
+    client.release(unusable);
+  }
+}
+
 /** A Kysely whose every statement runs on `client` (kept per connection: it holds no other state). */
 function kyselyOn(client: pg.PoolClient): Tx {
   let kysely = kyselies.get(client);

@@ -227,4 +227,14 @@ describe('round trips per public write on PostgreSQL', { skip: !onPostgres && 'P
     assert.equal(transaction.length, 4, twice.join('\n'));
     assert.equal(twice.length - transaction.length, 2 * merged.length, twice.join('\n'));
   });
+
+  test('a batch of events: the look-up, then every insert in one pipeline (2 round trips, whatever its size)', async () => {
+    const { api } = await tenant();
+    const lead = await api.post('/api/leads', { email: randomEmail(), name: 'Ada' });
+    // 150 events: two inserts of up to 100 rows, sent together.
+    const items = Array.from({ length: 150 }, (_, i) => ({ type: 'purchase', leadId: lead.body.id, value: i }));
+    const sent = await count(() => api.post('/api/events/batch', { items }));
+    assert.equal(sent.length, 2, sent.join('\n'));
+    assert.match(sent[1]!, /^pipeline of 2: insert into "events"/);
+  });
 });

@@ -1,19 +1,22 @@
-import { type RawBuilder, sql } from 'kysely';
+import { type CompiledQuery, type Kysely, type RawBuilder, sql } from 'kysely';
 import { StatementShapes } from '../../db/constant-statements.js';
 import { type Queryable, writeOn } from '../../db/queryable.js';
-import type { EventsTable } from '../../db/schema.js';
+import type { Database, EventsTable } from '../../db/schema.js';
 
 // SQL of events; the account id comes first after the handle.
 
 /** Many events of one account in one statement (a batch writes its rows in chunks of this). */
 export async function insertEvents(db: Queryable, accountId: string, events: Omit<EventsTable, 'account_id'>[]): Promise<void> {
   if (events.length === 0) return;
-  await writeOn(db, (q) =>
-    q
-      .insertInto('events')
-      .values(events.map((event) => ({ ...event, account_id: accountId })))
-      .execute(),
-  );
+  await writeOn(db, (q) => q.executeQuery(insertEventsQuery(q, accountId, events)));
+}
+
+/** insertEvents' statement, not run: for a caller that sends several at once (db/pipeline.ts). */
+export function insertEventsQuery(q: Kysely<Database>, accountId: string, events: Omit<EventsTable, 'account_id'>[]): CompiledQuery {
+  return q
+    .insertInto('events')
+    .values(events.map((event) => ({ ...event, account_id: accountId })))
+    .compile();
 }
 
 /** How an event names its contact: its id (leadId) or a linked visitor id. */

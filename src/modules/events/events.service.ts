@@ -1,5 +1,6 @@
 import type { Db } from '../../db/connect.js';
 import type { ItemOutcome } from '../../db/item-transactions.js';
+import { inOneRoundTrip } from '../../db/pipeline.js';
 import { inTransaction, type Tx } from '../../db/transaction.js';
 import { inWriteUnit } from '../../db/write-unit.js';
 import { AppError, invalid } from '../../errors.js';
@@ -8,7 +9,7 @@ import { checkMetadataSize } from '../../json-limits.js';
 import { iso, parseDateTime } from '../../time.js';
 import { contactIdSelectByIdOrTracker, findContactIdsByIdOrTracker } from '../contacts/contacts.service.js';
 import { IdempotencyKeyTaken, type IdempotentBatch, type IdempotentRequest, oncePerKey } from '../idempotency/idempotency.service.js';
-import { insertEventForContact, insertEvents } from './events.repo.js';
+import { insertEventForContact, insertEvents, insertEventsQuery } from './events.repo.js';
 import type { EventInput, EventView } from './events.schemas.js';
 
 /**
@@ -35,7 +36,8 @@ export async function recordEvent(
  * `POST /api/events/batch`: each item with recordEvent's checks, in the same order, and the
  * same rows. Validate, then write: the checks that need no database come first, then one
  * look-up names every item's contact (404 Lead not found for those it does not find), and the
- * events of all the other items are inserted a hundred rows a statement, in one transaction.
+ * events of all the other items are inserted a hundred rows a statement, all or none (one
+ * transaction; on PostgreSQL without a key, one pipeline after the look-up: two round trips).
  * An item that fails was refused before anything was written. Events take no lock and change
  * no row, so one transaction for the batch is safe on PostgreSQL too. One outcome per item.
  */
@@ -59,9 +61,10 @@ export async function recordEvents(
   });
   if (checked.length === 0) return outcomes;
   try {
-    const write = async (tx: Tx) => {
+    // Every checked item's contact in one look-up: the rows to insert, and each item's outcome.
+    const resolve = async (q: Tx): Promise<EventRow[]> => {
       const contactIds = await findContactIdsByIdOrTracker(
-        tx,
+        q,
         accountId,
         checked.map((i) => leadOf(inputs[i]!)),
       );
@@ -76,22 +79,44 @@ export async function recordEvents(
         rows.push(row);
         outcomes[i] = { ok: true, value: eventView(row) };
       });
-      for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) await insertEvents(tx, accountId, rows.slice(i, i + ROWS_PER_INSERT));
-      return outcomes;
+      return rows;
     };
-    // With an Idempotency-Key the answer (all items' outcomes) is stored in the same transaction.
-    await inTransaction(db, (tx) => (keyed ? oncePerKey(tx, keyed.request, () => write(tx), keyed.answer) : write(tx)));
+    if (db.engine === 'postgres' && !keyed) {
+      // Two round trips whatever the batch's size: the look-up on its own, then every insert in
+      // one pipeline, whose implicit transaction keeps all of them or none (db/pipeline.ts).
+      const rows = await resolve(db.kysely);
+      if (rows.length > 0)
+        await inOneRoundTrip(
+          db,
+          chunked(rows).map((chunk) => insertEventsQuery(db.kysely, accountId, chunk)),
+        );
+    } else {
+      const write = async (tx: Tx) => {
+        for (const chunk of chunked(await resolve(tx))) await insertEvents(tx, accountId, chunk);
+        return outcomes;
+      };
+      // With an Idempotency-Key the answer (all items' outcomes) is stored in the same transaction.
+      await inTransaction(db, (tx) => (keyed ? oncePerKey(tx, keyed.request, () => write(tx), keyed.answer) : write(tx)));
+    }
   } catch (error) {
     // A key already used: the HTTP layer answers for it (replay, 409 or 422).
     if (error instanceof IdempotencyKeyTaken) throw error;
-    // The transaction failed as a whole (the database, not an item): none of its events was kept.
-    for (const i of checked) if (outcomes[i]?.ok) outcomes[i] = { ok: false, error };
+    // The write failed as a whole (the database, not an item): none of its events was kept, and
+    // an item the look-up never answered failed with it.
+    for (const i of checked) if (outcomes[i] === undefined || outcomes[i].ok) outcomes[i] = { ok: false, error };
   }
   return outcomes;
 }
 
 /** Rows per multi-row insert: 7 values each, far below both engines' limits on bound parameters. */
 const ROWS_PER_INSERT = 100;
+
+/** The rows in inserts of ROWS_PER_INSERT at most. */
+function chunked(rows: EventRow[]): EventRow[][] {
+  const chunks: EventRow[][] = [];
+  for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) chunks.push(rows.slice(i, i + ROWS_PER_INSERT));
+  return chunks;
+}
 
 /** The checks that need no database, before any write, in decisions.md's order. Returns when the event happened. */
 function checkEvent(input: EventInput, now: number): number {

@@ -8,14 +8,15 @@ import { randomEmail } from '../helpers/factories.js';
 import { recordStatements, type StatementRecorder } from '../helpers/statements.js';
 
 /**
- * PostgreSQL lead batches send their items' statements in pipelines (db/pipeline.ts,
- * item-transactions.ts): each item is still decided on the state the items before it left,
- * whatever happens to a statement in the middle of a pipeline.
+ * PostgreSQL batches send their statements in pipelines (db/pipeline.ts). Lead batches
+ * (item-transactions.ts): each item is still decided on the state the items before it left,
+ * whatever happens to a statement in the middle of a pipeline. Event batches: every insert in
+ * one pipeline, all kept or none.
  */
 const onPostgres = Boolean(process.env.DATABASE_URL);
 const app = useTestApp();
 
-describe('PostgreSQL lead batches in pipelines', { skip: !onPostgres && 'PostgreSQL only (DATABASE_URL)' }, () => {
+describe('PostgreSQL batches in pipelines', { skip: !onPostgres && 'PostgreSQL only (DATABASE_URL)' }, () => {
   let recorder: StatementRecorder;
   before(() => {
     recorder = recordStatements();
@@ -105,6 +106,33 @@ describe('PostgreSQL lead batches in pipelines', { skip: !onPostgres && 'Postgre
     assert.deepEqual(profile?.tags, ['two']);
     assert.deepEqual((await t.profile({ email: t.known }))?.tags, ['one']);
     assert.equal((await t.profile({ email: after }))?.name, 'After Race');
+  });
+
+  test('an events batch whose second insert the server refuses keeps none of its events: every item 500', async () => {
+    const t = await tenant();
+    const lead = await t.lead({ email: randomEmail(), name: 'Event Maker' });
+    const refused = `refused_${Date.now()}`;
+    // A trigger of the test's own refuses one event type: the server's refusal of a statement
+    // that is not the first of the pipeline.
+    const trigger = `refuse_${refused}`;
+    await sql
+      .raw(
+        `create function ${trigger}() returns trigger language plpgsql as $$ begin raise exception 'refused by the test'; end $$;
+         create trigger ${trigger} before insert on events for each row when (new.type = '${refused}') execute function ${trigger}()`,
+      )
+      .execute(app().db.kysely);
+    try {
+      const items = Array.from({ length: 150 }, (_, i) => ({ type: i === 120 ? refused : 'purchase', leadId: lead.body.id }));
+      const res = await t.api.post('/api/events/batch', { items });
+      assert.equal(res.status, 200);
+      assert.deepEqual(new Set(statuses(res.body)), new Set([500]), JSON.stringify(res.body.results[0]));
+      const { rows } = await sql<{ n: number }>`select count(*)::int as n from events where contact_id = ${lead.body.id}`.execute(
+        app().db.kysely,
+      );
+      assert.equal(rows[0]!.n, 0, 'the first insert (events 0 to 99) was rolled back with the second');
+    } finally {
+      await sql.raw(`drop trigger ${trigger} on events; drop function ${trigger}()`).execute(app().db.kysely);
+    }
   });
 
   /** Until a backend of this database waits for a lock (the batch's insert behind the rival's). */
