@@ -84,17 +84,26 @@ export interface AppErrorOptions {
 }
 
 export class AppError extends Error {
+  readonly code: ErrorCode;
   readonly status: number;
   /** The body's `code` (publicCode). */
   readonly publicCode: PublicErrorCode;
   readonly details?: Problem[];
   readonly headers?: Record<string, string>;
-  constructor(
-    readonly code: ErrorCode,
-    options: AppErrorOptions = {},
-  ) {
-    super(options.message ?? ERROR_CODES[code][1]);
-    this.status = ERROR_CODES[code][0];
+  constructor(code: ErrorCode, options: AppErrorOptions = {}) {
+    const status = ERROR_CODES[code][0];
+    // A client's error (4xx) is an answer, not a fault: it is never logged with a stack, and
+    // capturing one cost microseconds on every refused request, and on every refusal that a
+    // decision taken before a read throws only to drop it (unlessRefused). 5xx keep theirs.
+    const stackTraceLimit = Error.stackTraceLimit;
+    if (status < 500) Error.stackTraceLimit = 0;
+    try {
+      super(options.message ?? ERROR_CODES[code][1]);
+    } finally {
+      Error.stackTraceLimit = stackTraceLimit;
+    }
+    this.code = code;
+    this.status = status;
     this.publicCode = publicCode(code);
     this.details = options.details;
     this.headers = options.headers;
