@@ -94,7 +94,7 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
     });
     if (role === 'worker' && wakeableFromElsewhere) {
       const target = dispatcher;
-      listener = listenThroughDatabase(config.databaseListenUrl!, SENDS_WAKEUP_CHANNEL, () => target.notify(), logger);
+      listener = listenThroughDatabase(config.databaseListenUrl!, SENDS_WAKEUP_CHANNEL, (dueAt) => target.notify(dueAt), logger);
     }
   }
 

@@ -19,15 +19,24 @@ export interface Listener {
   close(): Promise<void>;
 }
 
-/** Listens on `channel` on a dedicated connection, reconnecting after a dropped connection. */
-export function listenThroughDatabase(databaseUrl: string, channel: string, onWake: () => void, logger: Pick<Logger, 'warn'>): Listener {
+/**
+ * Listens on `channel` on a dedicated connection, reconnecting after a dropped connection.
+ * `onWake` gets the time a notification names (its payload: the due time of what was queued,
+ * wakeup.ts), or nothing when it names none (and on every connect: look now).
+ */
+export function listenThroughDatabase(
+  databaseUrl: string,
+  channel: string,
+  onWake: (at?: number) => void,
+  logger: Pick<Logger, 'warn'>,
+): Listener {
   let client: pg.Client | undefined;
   let closed = false;
   let retry: NodeJS.Timeout | undefined;
 
   const connect = async () => {
     const next = new pg.Client({ connectionString: databaseUrl });
-    next.on('notification', () => onWake());
+    next.on('notification', (message) => onWake(timeOf(message.payload)));
     next.on('error', (err) => {
       logger.warn({ err, channel }, 'wake-up listener lost its connection');
       void next.end().catch(() => undefined);
@@ -54,4 +63,10 @@ export function listenThroughDatabase(databaseUrl: string, channel: string, onWa
       await client?.end().catch(() => undefined);
     },
   };
+}
+
+/** The epoch milliseconds a payload names, or undefined (an empty or foreign payload: look now). */
+function timeOf(payload: string | undefined): number | undefined {
+  const at = Number(payload);
+  return payload && Number.isSafeInteger(at) ? at : undefined;
 }

@@ -134,9 +134,13 @@ export class Dispatcher {
     return this.runner.health(now);
   }
 
-  /** Something is due (at dueAt): look again now rather than at the end of the idle sleep. */
-  notify(_dueAt?: number): void {
-    this.runner.notify();
+  /**
+   * Something is due at dueAt (now when not given): look again then rather than at the end of
+   * the idle sleep. A send queued with a short delay wakes the loop when it is due, not at once
+   * for a claim that finds nothing.
+   */
+  notify(dueAt?: number): void {
+    this.runner.notify(dueAt);
   }
 
   /**

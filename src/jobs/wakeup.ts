@@ -22,8 +22,9 @@ const WAKEUP_HORIZON_MS = WAKEABLE_WORKER_IDLE_POLL_MS + 1_000;
  * the caller wakes the runner directly; on SQLite a separate worker polls (there is no channel
  * between processes).
  *
- * Listeners only learn "look again" (they read the due times from the table), so wake-ups asked
- * for while a NOTIFY is on its way, or within MIN_NOTIFY_GAP_MS after it, are covered by one more
+ * A NOTIFY names the earliest due time of the wake-ups it carries: a listener looks again then
+ * (now, for a send due now), and reads the other due times from the table. So wake-ups asked for
+ * while a NOTIFY is on its way, or within MIN_NOTIFY_GAP_MS after it, are covered by one more
  * sent after that: under load at most one NOTIFY per 10 ms instead of one per trigger, each a
  * statement, a pool connection and a commit that takes PostgreSQL's notification queue lock.
  * A send due beyond the worker's idle poll (a delay restarted) wakes nobody: its worker reads it

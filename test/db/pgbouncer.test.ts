@@ -99,4 +99,30 @@ describe('behind PgBouncer in transaction mode', { skip }, () => {
     // Nothing the worker logged at warn or above (a lost LISTEN, a failed statement).
     assert.doesNotMatch(worker.output(), /"level":(40|50|60)/);
   });
+
+  test('batches: lead items in pipelines inside their transaction, a failure mid-pipeline included, and events in one pipeline', async () => {
+    const { key } = await makeTenant(t.db, t.config);
+    const api = apiClient(t.app, key);
+    const known = Array.from({ length: 40 }, () => randomEmail());
+    const created = await api.post('/api/leads/batch', { items: known.map((email) => ({ email, name: 'Ada Bouncer' })) });
+    assert.deepEqual(new Set(created.body.results.map((r: { status: number }) => r.status)), new Set([200]));
+    const nameless = randomEmail();
+    const items = [
+      ...known.slice(0, 20).map((email) => ({ email, tags: ['first'] })),
+      { email: nameless, tags: ['refused'] },
+      { email: nameless, name: 'Named Later' },
+      ...known.slice(20).map((email) => ({ email, tags: ['second'] })),
+    ];
+    const res = await api.post('/api/leads/batch', { items });
+    const statuses = res.body.results.map((r: { status: number }) => r.status);
+    assert.deepEqual(
+      statuses,
+      items.map((_, i) => (i === 20 ? 400 : 200)),
+      JSON.stringify(res.body.results[20]),
+    );
+    assert.equal(res.body.results[21].body.created, true);
+    const leadId = created.body.results[0].body.id;
+    const events = await api.post('/api/events/batch', { items: Array.from({ length: 150 }, () => ({ type: 'visit', leadId })) });
+    assert.deepEqual(new Set(events.body.results.map((r: { status: number }) => r.status)), new Set([200]));
+  });
 });

@@ -5,13 +5,14 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import { type Db, openDatabase } from '../../src/db/connect.js';
-import { notifyThroughDatabase, WAKEABLE_WORKER_IDLE_POLL_MS } from '../../src/jobs/wakeup.js';
+import { pgNotify } from '../../src/db/notify.js';
+import { listenThroughDatabase, notifyThroughDatabase, WAKEABLE_WORKER_IDLE_POLL_MS } from '../../src/jobs/wakeup.js';
 import { uniq } from '../helpers/factories.js';
 
 /**
  * Wake-ups from an API process to worker processes on PostgreSQL (src/jobs/wakeup.ts): a burst
  * of triggers costs a few NOTIFYs, not one each, yet the last of them is always followed by
- * one; a send due beyond the worker's idle poll wakes nobody.
+ * one; a send due beyond the worker's idle poll wakes nobody; a listener hears when to look.
  */
 const url = process.env.DATABASE_URL;
 const skip = url ? false : 'PostgreSQL only (DATABASE_URL)';
@@ -86,5 +87,24 @@ describe('wake-ups through PostgreSQL', { skip }, () => {
     wake(now + WAKEABLE_WORKER_IDLE_POLL_MS);
     await settle();
     assert.deepEqual(received, [String(now + WAKEABLE_WORKER_IDLE_POLL_MS)]);
+  });
+
+  test('a listener hears the due time a NOTIFY names; nothing for a payload naming none, and on connecting', async () => {
+    const heard: (number | undefined)[] = [];
+    const own = uniq('heard_');
+    const listening = listenThroughDatabase(url!, own, (at) => heard.push(at), silent);
+    try {
+      // The connect's own wake-up (look now) says the listener is in place.
+      while (heard.length === 0) await sleep(10);
+      const wake = notifyThroughDatabase(db, own, silent);
+      const dueAt = Date.now() + 2_000;
+      wake(dueAt);
+      await sleep(50);
+      await pgNotify(db, own, 'not a time');
+      while (heard.length < 3) await sleep(10);
+      assert.deepEqual(heard, [undefined, dueAt, undefined]);
+    } finally {
+      await listening.close();
+    }
   });
 });
