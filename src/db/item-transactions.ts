@@ -25,9 +25,9 @@ export interface PlannedItem<R> {
 /**
  * Statements in one pipeline at most. When a statement does not settle its item, it and the
  * ones sent after it run again (applyChunk): the bound keeps what one such item costs small, for
- * 4 pipelines per 100 items instead of 100 round trips. After a run has failed, pipelines start
- * at one statement again and double while they succeed (runItems), so a chunk where many items
- * fail does not send 24 statements for nothing each time.
+ * 4 pipelines per 100 items instead of 100 round trips. After an item that failed a run, the
+ * next run's pipelines start at one statement and double while they succeed (applyChunk,
+ * runItems), so a chunk where many items fail does not send 24 statements for nothing each time.
  */
 export const MAX_PIPELINE = 25;
 
@@ -172,10 +172,15 @@ async function applyChunk<I, R>(
       if (failedAt === undefined) break;
       end = failedAt;
       run = [];
-      if (pipelining) pipelining.size = 1;
+      // The items before the failure succeeded on this same state: their run goes out whole.
+      if (pipelining) pipelining.size = MAX_PIPELINE;
     }
     outcomes.push(...run);
-    if (end < chunk.length) outcomes.push(await carefully(chunk[end]!));
+    if (end < chunk.length) {
+      outcomes.push(await carefully(chunk[end]!));
+      // More items like this one may follow: the next run starts with short pipelines.
+      if (pipelining) pipelining.size = 1;
+    }
     start = end + 1;
   }
   return outcomes;

@@ -105,6 +105,9 @@ function kyselyOn(client: pg.PoolClient): Tx {
 
 const kyselies = new WeakMap<pg.PoolClient, Tx>();
 
+/** Marks an error raised before anything of the pipeline was written. */
+const NOTHING_SENT = Symbol('nothing sent');
+
 /** A client of the pool that can name its statements (prepared-statements.ts's PreparingClient). */
 interface NamingClient {
   statementName?(text: string): string | undefined;
@@ -120,8 +123,9 @@ function pipelineOn(client: pg.PoolClient): Pipeline {
         try {
           statements.push({ text: query.sql, values: preparedValues(query.parameters), name: naming.statementName?.(query.sql) });
         } catch (err) {
-          // A value that cannot be sent: nothing was written; the statement it belongs to failed.
-          (err as { statementIndex?: number }).statementIndex = i;
+          // A value that cannot be sent: nothing was written, the connection is as it was; the
+          // statement it belongs to failed.
+          Object.assign(err as object, { statementIndex: i, [NOTHING_SENT]: true });
           reject(err);
           return;
         }
@@ -138,10 +142,12 @@ function pipelineOn(client: pg.PoolClient): Pipeline {
 }
 
 /**
- * An error the server answered with, after which the connection still works: not a lost
- * connection (no answer, or class 08), a shutdown (57P) or a FATAL one.
+ * An error after which the connection still works: one the server answered with, other than a
+ * lost connection (class 08), a shutdown (57P) or a FATAL one, or one raised before anything
+ * was sent.
  */
 function answeredByServer(err: unknown): boolean {
+  if ((err as { [NOTHING_SENT]?: boolean } | null)?.[NOTHING_SENT]) return true;
   if (!(err instanceof pg.DatabaseError)) return false;
   return !/^(08|57P)/.test(err.code ?? '') && err.severity !== 'FATAL' && err.severity !== 'PANIC';
 }

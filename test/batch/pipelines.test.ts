@@ -36,21 +36,28 @@ describe('PostgreSQL batches in pipelines', { skip: !onPostgres && 'PostgreSQL o
   test('a statement that writes nothing mid-pipeline: the run is undone and the items after it see the items before it', async () => {
     const t = await tenant();
     const fresh = randomEmail();
-    // The second item, a new address without a name, is refused after its read; in the pipeline
-    // the third item (the same address, named) had already created the contact.
+    const before = Array.from({ length: 10 }, (_, i) => ({ email: t.known, tags: [`before-${i}`] }));
+    // The item after them, a new address without a name, is refused after its read; in the
+    // pipeline the next item (the same address, named) had already created the contact.
     const { result, statements } = await t.batch([
-      { email: t.known, tags: ['first'] },
+      ...before,
       { email: fresh, tags: ['nameless'] },
       { email: fresh, name: 'Named Later', tags: ['third'] },
       { email: t.known, tags: ['fourth'] },
     ]);
-    assert.deepEqual(statuses(result.body), [200, 400, 200, 200], JSON.stringify(result.body));
-    assert.equal(result.body.results[2].body.created, true, 'the third item creates the contact: the second left nothing');
+    assert.deepEqual(statuses(result.body), [...before.map(() => 200), 400, 200, 200], JSON.stringify(result.body));
+    assert.equal(result.body.results[11].body.created, true, 'the named item creates the contact: the nameless one left nothing');
     assert.ok(rollbacks(statements) >= 1, statements.join('\n'));
+    // The ten items before the failure, which succeeded, run again in one pipeline.
+    const afterRollback = statements.slice(statements.findIndex((text) => /^\s*rollback to\b/i.test(text)));
+    assert.ok(
+      afterRollback.some((text) => text.startsWith(`pipeline of ${before.length}:`)),
+      afterRollback.map((text) => text.slice(0, 20)).join('\n'),
+    );
     const created = await t.profile({ email: fresh });
     assert.equal(created?.name, 'Named Later');
     assert.deepEqual(created?.tags, ['third']);
-    assert.deepEqual((await t.profile({ email: t.known }))?.tags.sort(), ['first', 'fourth']);
+    assert.deepEqual((await t.profile({ email: t.known }))?.tags.sort(), [...before.map((item) => item.tags[0]!), 'fourth'].sort());
   });
 
   test('an item refused before anything is sent (an invalid address) is answered alone: no rollback', async () => {

@@ -37,7 +37,7 @@ export async function recordEvent(
  * same rows. Validate, then write: the checks that need no database come first, then one
  * look-up names every item's contact (404 Lead not found for those it does not find), and the
  * events of all the other items are inserted a hundred rows a statement, all or none (one
- * transaction; on PostgreSQL without a key, one pipeline after the look-up: two round trips).
+ * transaction; on PostgreSQL without a key, one pipeline after the look-up).
  * An item that fails was refused before anything was written. Events take no lock and change
  * no row, so one transaction for the batch is safe on PostgreSQL too. One outcome per item.
  */
@@ -82,8 +82,9 @@ export async function recordEvents(
       return rows;
     };
     if (db.engine === 'postgres' && !keyed) {
-      // Two round trips whatever the batch's size: the look-up on its own, then every insert in
-      // one pipeline, whose implicit transaction keeps all of them or none (db/pipeline.ts).
+      // The look-up on its own (one statement for the ids named, one for the trackers, per 500),
+      // then every insert in one pipeline, whose implicit transaction keeps all of them or none
+      // (db/pipeline.ts): two round trips for a batch naming up to 500 contacts one way.
       const rows = await resolve(db.kysely);
       if (rows.length > 0)
         await inOneRoundTrip(
