@@ -33,17 +33,17 @@ export async function inPipelinedTransaction<T>(db: Db, fn: (tx: Tx, pipeline: P
   // A connection left in an unknown state (a rollback that failed, no answer from the server)
   // is closed rather than given back to the pool.
   let unusable: Error | undefined;
-  const unlessAnswered = (err: unknown) => {
-    if (!answeredByServer(err)) unusable = err as Error;
-  };
-  try {
-    await sql
-      .raw('begin')
+  /** `begin` or `commit`; a failure the server did not answer leaves the connection unusable. */
+  const control = (text: 'begin' | 'commit') =>
+    sql
+      .raw(text)
       .execute(tx)
       .catch((err: unknown) => {
-        unlessAnswered(err);
+        if (!answeredByServer(err)) unusable = err as Error;
         throw err;
       });
+  try {
+    await control('begin');
     let result: T;
     try {
       result = await fn(tx, pipelineOn(client));
@@ -56,13 +56,7 @@ export async function inPipelinedTransaction<T>(db: Db, fn: (tx: Tx, pipeline: P
         });
       throw err;
     }
-    await sql
-      .raw('commit')
-      .execute(tx)
-      .catch((err: unknown) => {
-        unlessAnswered(err);
-        throw err;
-      });
+    await control('commit');
     return result;
   } finally {
     client.release(unusable);
