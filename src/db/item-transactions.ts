@@ -1,4 +1,5 @@
 import { type CompiledQuery, sql } from 'kysely';
+import { chunksOf } from '../chunks.js';
 import type { Db } from './connect.js';
 import { failedStatementIndex, inPipelinedTransaction, type Pipeline } from './pipeline.js';
 import { inTransaction, type Tx, withUniqueRetry } from './transaction.js';
@@ -65,8 +66,7 @@ export async function applyEach<I, R>(
   apply: (tx: Tx, item: I) => Promise<R>,
   plan?: Plan<I, R>,
 ): Promise<ItemOutcome<R>[]> {
-  const chunks: I[][] = [];
-  for (let i = 0; i < items.length; i += ITEMS_PER_TRANSACTION) chunks.push(items.slice(i, i + ITEMS_PER_TRANSACTION));
+  const chunks = chunksOf(items, ITEMS_PER_TRANSACTION);
   // On PostgreSQL with a plan, the items' statements go out a pipeline at a time (applyChunk).
   const pipelined = db.engine === 'postgres' && plan !== undefined;
   const inChunk = async (chunk: I[]): Promise<ItemOutcome<ItemOutcome<R>[]>> => {

@@ -1,8 +1,8 @@
 import { type CompiledQuery, Kysely, PostgresDialect, type PostgresPoolClient, type QueryResult, sql } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
 import type { Db } from './connect.js';
 import type { Database } from './schema.js';
-import { type GroupedStatement, preparedValues, StatementGroup } from './statement-group.js';
+import { type GroupedStatement, preparedValues, refusedByServer, submitGroup } from './statement-group.js';
 import type { Tx } from './transaction.js';
 
 /**
@@ -124,24 +124,21 @@ function pipelineOn(client: pg.PoolClient): Pipeline {
           return;
         }
       }
-      const group = new StatementGroup(statements);
-      group.callback = (err, results) => {
-        if (!err) return resolve(results!.map((r) => ({ rows: r.rows })));
-        // A plan gone stale (a migration changed a table): the statements run again afresh.
-        naming.forgetNamesIfStale?.(err);
-        reject(err);
-      };
-      (client as unknown as { query(submittable: StatementGroup): void }).query(group);
+      submitGroup(client, statements).then(
+        (results) => resolve(results.map((r) => ({ rows: r.rows }))),
+        (err: unknown) => {
+          // A plan gone stale (a migration changed a table): the statements run again afresh.
+          naming.forgetNamesIfStale?.(err);
+          reject(err);
+        },
+      );
     });
 }
 
 /**
- * An error after which the connection still works: one the server answered with, other than a
- * lost connection (class 08), a shutdown (57P) or a FATAL one, or one raised before anything
- * was sent.
+ * An error after which the connection still works: one the server answered by refusing a
+ * statement (refusedByServer), or one raised before anything was sent.
  */
 function answeredByServer(err: unknown): boolean {
-  if ((err as { [NOTHING_SENT]?: boolean } | null)?.[NOTHING_SENT]) return true;
-  if (!(err instanceof pg.DatabaseError)) return false;
-  return !/^(08|57P)/.test(err.code ?? '') && err.severity !== 'FATAL' && err.severity !== 'PANIC';
+  return Boolean((err as { [NOTHING_SENT]?: boolean } | null)?.[NOTHING_SENT]) || refusedByServer(err);
 }

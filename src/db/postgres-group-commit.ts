@@ -1,6 +1,6 @@
 import type { PostgresPool, PostgresPoolClient } from 'kysely';
-import pg from 'pg';
-import { type GroupedStatement, preparedValues, StatementGroup } from './statement-group.js';
+import type pg from 'pg';
+import { type GroupedStatement, preparedValues, refusedByServer, submitGroup } from './statement-group.js';
 
 /**
  * Group commit on PostgreSQL (issue 12): the statements that public writes run on their own
@@ -131,9 +131,9 @@ export class GroupCommit {
     for (const statement of group) statement.name = naming.statementName?.(statement.text);
     let results: pg.QueryResult[];
     try {
-      results = await submit(client, group);
+      results = await submitGroup(client, group);
     } catch (err) {
-      const rolledBack = isRolledBack(err);
+      const rolledBack = refusedByServer(err);
       client.release(rolledBack ? undefined : (err as Error));
       if (!rolledBack) {
         for (const statement of group) statement.reject(err);
@@ -167,26 +167,6 @@ export class GroupCommit {
       client.release();
     }
   }
-}
-
-function submit(client: pg.PoolClient, statements: readonly GroupedStatement[]): Promise<pg.QueryResult[]> {
-  return new Promise((resolve, reject) => {
-    const group = new StatementGroup(statements);
-    group.callback = (err, results) => (err ? reject(err) : resolve(results!));
-    (client as unknown as { query(submittable: StatementGroup): void }).query(group);
-  });
-}
-
-/**
- * True for an error the server answered inside the group's transaction: a statement refused,
- * after which the server discards the rest up to the Sync and rolls the whole transaction back.
- * A lost connection, a FATAL error (a shutdown: class 57P, a connection failure: 08) or an
- * internal or system one (XX, 58) leaves the outcome unknown. The severity is in the server's
- * own language; the codes are not.
- */
-function isRolledBack(err: unknown): boolean {
-  if (!(err instanceof pg.DatabaseError)) return false;
-  return !/^(08|57P|58|XX)/.test(err.code ?? '') && err.severity !== 'FATAL' && err.severity !== 'PANIC';
 }
 
 /**

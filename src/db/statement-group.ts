@@ -150,3 +150,24 @@ export class StatementGroup {
     callback?.(err, err ? undefined : this.results);
   }
 }
+
+/** Sends `statements` as one group on `client`: their results in order, or the group's error. */
+export function submitGroup(client: pg.PoolClient, statements: readonly GroupedStatement[]): Promise<pg.QueryResult[]> {
+  return new Promise((resolve, reject) => {
+    const group = new StatementGroup(statements);
+    group.callback = (err, results) => (err ? reject(err) : resolve(results!));
+    (client as unknown as { query(submittable: StatementGroup): void }).query(group);
+  });
+}
+
+/**
+ * True for an error the server answered inside the group's transaction: a statement refused,
+ * after which the server discards the rest up to the Sync and rolls the group's implicit
+ * transaction back, and the connection still works. A lost connection, a FATAL error (a
+ * shutdown: class 57P, a connection failure: 08) or an internal or system one (XX, 58) leaves
+ * the outcome unknown. The severity is in the server's own language; the codes are not.
+ */
+export function refusedByServer(err: unknown): boolean {
+  if (!(err instanceof pg.DatabaseError)) return false;
+  return !/^(08|57P|58|XX)/.test(err.code ?? '') && err.severity !== 'FATAL' && err.severity !== 'PANIC';
+}

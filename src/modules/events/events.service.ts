@@ -1,3 +1,4 @@
+import { chunksOf } from '../../chunks.js';
 import type { Db } from '../../db/connect.js';
 import type { ItemOutcome } from '../../db/item-transactions.js';
 import { inOneRoundTrip } from '../../db/pipeline.js';
@@ -89,11 +90,11 @@ export async function recordEvents(
       if (rows.length > 0)
         await inOneRoundTrip(
           db,
-          chunked(rows).map((chunk) => insertEventsQuery(db.kysely, accountId, chunk)),
+          chunksOf(rows, ROWS_PER_INSERT).map((chunk) => insertEventsQuery(db.kysely, accountId, chunk)),
         );
     } else {
       const write = async (tx: Tx) => {
-        for (const chunk of chunked(await resolve(tx))) await insertEvents(tx, accountId, chunk);
+        for (const chunk of chunksOf(await resolve(tx), ROWS_PER_INSERT)) await insertEvents(tx, accountId, chunk);
         return outcomes;
       };
       // With an Idempotency-Key the answer (all items' outcomes) is stored in the same transaction.
@@ -111,13 +112,6 @@ export async function recordEvents(
 
 /** Rows per multi-row insert: 7 values each, far below both engines' limits on bound parameters. */
 const ROWS_PER_INSERT = 100;
-
-/** The rows in inserts of ROWS_PER_INSERT at most. */
-function chunked(rows: EventRow[]): EventRow[][] {
-  const chunks: EventRow[][] = [];
-  for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) chunks.push(rows.slice(i, i + ROWS_PER_INSERT));
-  return chunks;
-}
 
 /** The checks that need no database, before any write, in decisions.md's order. Returns when the event happened. */
 function checkEvent(input: EventInput, now: number): number {
