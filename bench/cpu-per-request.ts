@@ -5,7 +5,7 @@
  * shared machine a rate is noise; the CPU this process spent per request is not (much).
  *
  *   BENCH_LINE=lead-new|lead-restart|string-immediate|leads-new|leads-update|create|batch-update|batch-create
- *     [BENCH_ENGINES=sqlite|postgres] [DATABASE_URL=...]
+ *     [BENCH_ENGINES=sqlite|postgres] [DATABASE_URL=...] [BENCH_KEYED=1]
  *     node --import tsx bench/cpu-per-request.ts
  *
  * The `lead-…` and `string-…` lines are triggers (`POST /api/campaigns/trigger`); `leads-new`,
@@ -14,7 +14,8 @@
  * `batch-create` send the same items as `leads-update` and `create`, 100 a request to
  * `POST /api/leads/batch`, and print CPU per item. On PostgreSQL the CPU of the
  * database's backends serving this database is printed too (read from /proc: the database on this
- * machine), the other half of a request's cost.
+ * machine), the other half of a request's cost. BENCH_KEYED=1 sends each request with an
+ * Idempotency-Key of its own (its answer stored with the effect, in one transaction).
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -32,6 +33,7 @@ const CONCURRENCY = 10;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
 const line = process.env.BENCH_LINE ?? 'lead-new';
 const engines = (process.env.BENCH_ENGINES ?? 'sqlite').split(',');
+const keyed = process.env.BENCH_KEYED === '1';
 
 for (const engine of engines) {
   const dataDir = mkdtempSync(join(tmpdir(), 'herald-cpu-'));
@@ -74,7 +76,11 @@ for (const engine of engines) {
       const res = await herald.app!.inject({
         method: 'POST',
         url,
-        headers: { 'x-service-api-key': f.key, 'content-type': 'application/json' },
+        headers: {
+          'x-service-api-key': f.key,
+          'content-type': 'application/json',
+          ...(keyed ? { 'idempotency-key': randomBytes(12).toString('hex') } : {}),
+        },
         payload: JSON.stringify(body()),
       });
       if (res.statusCode !== 200) throw new Error(`${res.statusCode} ${res.body}`);
@@ -112,7 +118,7 @@ for (const engine of engines) {
       const pg = engine === 'postgres' ? `, PostgreSQL ${((backendCpu(pids) - pgBefore) / REQUESTS).toFixed(0)} µs` : '';
       results.push(`${((used.user + used.system) / REQUESTS).toFixed(0)} µs CPU/req${pg} (${(REQUESTS / (ms / 1000)).toFixed(0)} req/s)`);
     }
-    console.log(`${engine} ${line}: ${results.join(', ')}`);
+    console.log(`${engine} ${line}${keyed ? ' (Idempotency-Key)' : ''}: ${results.join(', ')}`);
     // No dispatcher ran: leave no backlog for the next one on this database (a test's, a bench's).
     await clearForDispatch(herald.db, f.accountId);
   } finally {

@@ -37,8 +37,10 @@ export interface Db {
    */
   readonly grouped: Kysely<Database>;
   readonly engine: Engine;
-  /** PostgreSQL only: the connection pool, for its use in /metrics. */
+  /** PostgreSQL only: the connection pool (`kysely`'s), for its transactions (db/pg-transaction.ts) and /metrics. */
   readonly pool?: pg.Pool;
+  /** PostgreSQL only: the priority connections' pool (`priority`), for their transactions (db/transaction.ts). */
+  readonly priorityPool?: pg.Pool;
   /** PostgreSQL only: the group commit behind `grouped`, for what it counts. */
   readonly groupCommit?: GroupCommit;
   /** SQLite only: the WAL's fsync off the event loop, for group commits (db/wal-sync.ts). */
@@ -190,9 +192,13 @@ function openPostgres(url: string, poolSize: number, preparedStatements: boolean
     grouped,
     engine: 'postgres',
     pool,
+    priorityPool,
     groupCommit,
     close: async () => {
       await Promise.all([grouped.destroy(), kysely.destroy(), priority.destroy()]);
+      // Kysely ends a pool only if it ran a statement on it; transactions take connections of
+      // the pools themselves (db/pg-transaction.ts).
+      await Promise.all([pool, priorityPool].filter((p) => !p.ended).map((p) => p.end()));
     },
   };
 }

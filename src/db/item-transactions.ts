@@ -1,6 +1,7 @@
-import { type CompiledQuery, sql } from 'kysely';
+import type { CompiledQuery } from 'kysely';
 import { chunksOf } from '../chunks.js';
 import type { Db } from './connect.js';
+import { controlLater, controlNow, takeBack } from './pg-transaction.js';
 import { failedStatementIndex, inPipelinedTransaction, type Pipeline } from './pipeline.js';
 import { inTransaction, type Tx, withUniqueRetry } from './transaction.js';
 
@@ -307,23 +308,26 @@ async function settle<R>(fn: () => Promise<R>): Promise<ItemOutcome<R>> {
 /**
  * Runs fn inside a savepoint of the open transaction, rolled back to it when fn throws (and the
  * error thrown on). When even that fails, SQLite has abandoned the whole transaction (I/O
- * error, out of memory): TransactionLost, so the chunk's transaction fails.
+ * error, out of memory): TransactionLost, so the chunk's transaction fails. On PostgreSQL the
+ * SAVEPOINT and RELEASE go with the statements around them (pg-transaction.ts), and a savepoint
+ * nothing was written in is never sent.
  */
 async function inSavepoint<R>(tx: Tx, fn: () => Promise<R>): Promise<R> {
   // Nested savepoints of one name are fine: release and rollback to name the innermost.
-  await sql.raw('savepoint herald_item').execute(tx);
+  await controlLater(tx, SAVEPOINT);
   let value: R;
   try {
     value = await fn();
   } catch (error) {
     try {
-      await sql.raw('rollback to herald_item').execute(tx);
-      await sql.raw('release herald_item').execute(tx);
+      if (!takeBack(tx, SAVEPOINT)) await controlNow(tx, 'rollback to herald_item', 'release herald_item');
     } catch (lost) {
       throw new TransactionLost(lost);
     }
     throw error;
   }
-  await sql.raw('release herald_item').execute(tx);
+  if (!takeBack(tx, SAVEPOINT)) await controlLater(tx, 'release herald_item');
   return value;
 }
+
+const SAVEPOINT = 'savepoint herald_item';

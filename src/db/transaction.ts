@@ -1,6 +1,8 @@
 import { type Kysely, sql } from 'kysely';
+import type pg from 'pg';
 import type { Db } from './connect.js';
 import type { GroupStatements } from './group-statements.js';
+import { inPgTransaction } from './pg-transaction.js';
 import type { Database } from './schema.js';
 import type { WalSync } from './wal-sync.js';
 
@@ -30,33 +32,26 @@ export type Durability = 'disk' | 'wal';
  */
 export async function inTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>, durability: Durability = 'disk'): Promise<T> {
   if (db.engine === 'sqlite') return commitGroupOf(db).run(fn, false, durability);
-  return pgTransaction(db.kysely, fn);
+  return inPgTransaction(poolOf(db.pool), (connection) => fn(connection.kysely));
 }
 
-async function pgTransaction<T>(kysely: Kysely<Database>, fn: (tx: Tx) => Promise<T>): Promise<T> {
-  return kysely.connection().execute(async (conn) => {
-    await sql.raw('begin').execute(conn);
-    let result: T;
-    try {
-      result = await fn(conn);
-    } catch (err) {
-      await sql.raw('rollback').execute(conn);
-      throw err;
-    }
-    await sql.raw('commit').execute(conn);
-    return result;
-  });
+/** A PostgreSQL Db's pool (connect.ts sets both of its pools). */
+function poolOf(pool: pg.Pool | undefined): pg.Pool {
+  if (!pool) throw new Error('a PostgreSQL database without its pool');
+  return pool;
 }
 
 /**
  * A read-only transaction: several reads from one snapshot, outside the commit queue (no
  * savepoint, no commit to wait for, no fsync). On SQLite it holds the one connection for its
  * reads (a deferred `begin` never takes the write lock); on PostgreSQL it is REPEATABLE READ, so
- * every statement sees the same snapshot, as SQLite's does.
+ * every statement sees the same snapshot, as SQLite's does (its BEGIN goes with the first read).
  */
 export async function inReadTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  if (db.engine === 'postgres')
+    return inPgTransaction(poolOf(db.pool), (connection) => fn(connection.kysely), 'begin isolation level repeatable read read only');
   return db.kysely.connection().execute(async (conn) => {
-    await sql.raw(db.engine === 'sqlite' ? 'begin' : 'begin isolation level repeatable read read only').execute(conn);
+    await sql.raw('begin').execute(conn);
     let result: T;
     try {
       result = await fn(conn);
@@ -80,7 +75,7 @@ export async function inReadTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>): 
  */
 export async function inPriorityTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>, durability: Durability = 'disk'): Promise<T> {
   if (db.engine === 'sqlite') return commitGroupOf(db).run(fn, true, durability);
-  return pgTransaction(db.priority, fn);
+  return inPgTransaction(poolOf(db.priorityPool), (connection) => fn(connection.kysely));
 }
 
 /**

@@ -41,3 +41,11 @@ export function recordStatements(): StatementRecorder {
     },
   };
 }
+
+/** The statements of recorded round trips one by one: a pipeline's in the order it sent them. */
+export function eachStatement(sent: readonly string[]): string[] {
+  return sent.flatMap((text) => {
+    const pipeline = /^pipeline of \d+: /.exec(text);
+    return pipeline ? text.slice(pipeline[0].length).split(' ;; ') : [text];
+  });
+}

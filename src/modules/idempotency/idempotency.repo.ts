@@ -1,6 +1,8 @@
 import { sql } from 'kysely';
 import type { Engine } from '../../db/connect.js';
+import { writeLater } from '../../db/pg-transaction.js';
 import { kyselyOf, type Queryable, writeOn } from '../../db/queryable.js';
+import type { Tx } from '../../db/transaction.js';
 
 /** SQL of the idempotency keys: one row per account and key (src/db/migrations/0009_idempotency_keys.ts). */
 
@@ -52,11 +54,13 @@ export async function claimKey(db: Queryable, engine: Engine, accountId: string,
   return row !== undefined;
 }
 
-/** Stores the answer in the row claimed by the same transaction. */
-export async function storeAnswer(db: Queryable, accountId: string, key: string, status: number, body: string): Promise<void> {
-  await writeOn(db, (q) =>
-    q.updateTable('idempotency_keys').set({ status, body }).where('account_id', '=', accountId).where('key', '=', key).execute(),
-  );
+/**
+ * Stores the answer in the row claimed by the same transaction. Nothing waits on its result: on
+ * PostgreSQL it goes out with the transaction's COMMIT (db/pg-transaction.ts writeLater), which
+ * it fails if it fails, so the effect never commits without its answer.
+ */
+export async function storeAnswer(tx: Tx, accountId: string, key: string, status: number, body: string): Promise<void> {
+  await writeLater(tx, tx.updateTable('idempotency_keys').set({ status, body }).where('account_id', '=', accountId).where('key', '=', key));
 }
 
 /** The live (unexpired) row of the key, as committed. */

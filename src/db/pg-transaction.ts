@@ -1,0 +1,238 @@
+import { type CompiledQuery, Kysely, PostgresDialect, type PostgresPoolClient, type QueryResult, sql } from 'kysely';
+import type pg from 'pg';
+import type { Database } from './schema.js';
+import { type GroupedStatement, preparedValues, refusedByServer, submitGroup } from './statement-group.js';
+
+/**
+ * PostgreSQL transactions whose statements that nobody waits on ride with the next one (issue
+ * 12). BEGIN, a SAVEPOINT and its RELEASE answer nothing a caller needs: they are queued on the
+ * connection and written in the same write as the next statement that is waited on (or the
+ * COMMIT), and the server runs them in order, as if each had been sent alone. A transaction
+ * costs its statements' round trips plus the COMMIT's, not two more; a savepoint nothing ran in
+ * is never sent. A write whose answer is not needed either (an Idempotency-Key's stored answer)
+ * can be queued the same way (`writeLater`): its failure fails the statement it rides with, or
+ * the commit, so the transaction never commits without it.
+ *
+ * A failure of a queued statement is reported by the statement it was written with. On SQLite
+ * (no such connection) every one of these runs at once, as before.
+ */
+
+/** A Kysely on one connection in a transaction (transaction.ts's Tx, which imports this file). */
+type Tx = Kysely<Database>;
+
+/** Sends a pipeline's statements in ONE write inside the transaction (pipeline.ts). */
+export type Pipeline = (queries: readonly CompiledQuery[]) => Promise<QueryResult<unknown>[]>;
+
+/** A client of the pool that can name its statements (prepared-statements.ts's PreparingClient). */
+interface NamingClient {
+  statementName?(text: string): string | undefined;
+  forgetNamesIfStale?(err: unknown): void;
+}
+
+/** Marks an error raised before anything of a write was sent: the connection is as it was. */
+const NOTHING_SENT = Symbol('nothing sent');
+
+/**
+ * An error after which the connection still works: one the server answered by refusing a
+ * statement (refusedByServer), or one raised before anything was sent.
+ */
+export function answeredByServer(err: unknown): boolean {
+  return Boolean((err as { [NOTHING_SENT]?: boolean } | null)?.[NOTHING_SENT]) || refusedByServer(err);
+}
+
+/** One pool connection, and the statements queued on it for its next write. */
+export class DeferringConnection {
+  /** Statements to write before the next one (BEGIN, SAVEPOINT, RELEASE, writeLater's). */
+  private queued: GroupedStatement[] = [];
+  /** Whether anything was written since the transaction started (so its BEGIN went out). */
+  private written = false;
+  /** A Kysely whose every statement runs on this connection, after what is queued. */
+  readonly kysely: Tx;
+  /** Statements in ONE write, after what is queued (pipeline.ts). */
+  readonly pipeline: Pipeline = (queries) => this.sendQueries(queries);
+
+  constructor(private readonly client: pg.PoolClient) {
+    const view: PostgresPoolClient = {
+      query: ((text: string, values: unknown[]) => this.query(text, values)) as unknown as PostgresPoolClient['query'],
+      // The connection goes back to the pool once, by whoever took it from the pool.
+      release: () => undefined,
+    };
+    this.kysely = new Kysely<Database>({
+      dialect: new PostgresDialect({ pool: { connect: async () => view, end: async () => undefined } }),
+    });
+    deferringConnections.set(this.kysely, this);
+  }
+
+  /** A new unit on this connection: nothing queued but `first` (its BEGIN), nothing written yet. */
+  start(...first: string[]): void {
+    this.queued = first.map(control);
+    this.written = false;
+  }
+
+  /** Whether anything of the unit went to the server. */
+  get anythingWritten(): boolean {
+    return this.written;
+  }
+
+  /** Queues a statement for the next write. */
+  later(statement: GroupedStatement): void {
+    this.queued.push(statement);
+  }
+
+  /** Takes `text` back if it is the last statement queued (a savepoint nothing ran in); true if it was. */
+  takeBack(text: string): boolean {
+    const last = this.queued.at(-1);
+    if (last?.text !== text || last.values.length > 0) return false;
+    this.queued.pop();
+    return true;
+  }
+
+  /** Drops what is queued (a unit that ends with nothing written). */
+  dropQueued(): void {
+    this.queued = [];
+  }
+
+  /** Control statements (COMMIT, ROLLBACK TO ...) now, after what is queued, in one write. */
+  async now(...texts: string[]): Promise<void> {
+    await this.send(texts.map(control));
+  }
+
+  /** A statement for Kysely: alone as pg sends it when nothing is queued, else after the queue in one write. */
+  private async query(text: string, values: unknown[]): Promise<pg.QueryResult> {
+    if (this.queued.length === 0) {
+      this.written = true;
+      return this.client.query(text, values);
+    }
+    const [result] = await this.send([this.statement(text, values)]);
+    return result as pg.QueryResult;
+  }
+
+  private async sendQueries(queries: readonly CompiledQuery[]): Promise<QueryResult<unknown>[]> {
+    const statements: GroupedStatement[] = [];
+    for (const [i, query] of queries.entries()) {
+      try {
+        statements.push(this.statement(query.sql, query.parameters));
+      } catch (err) {
+        // A value that cannot be sent: nothing was written; the statement it belongs to failed.
+        throw Object.assign(err as object, { statementIndex: i, [NOTHING_SENT]: true });
+      }
+    }
+    const results = await this.send(statements);
+    return results.map((r) => ({ rows: r.rows }));
+  }
+
+  /** A statement as it goes in a write: its values mapped (this can throw: nothing is sent then) and its name. */
+  statement(text: string, values: readonly unknown[]): GroupedStatement {
+    return { text, values: preparedValues(values), name: (this.client as unknown as NamingClient).statementName?.(text) };
+  }
+
+  /**
+   * The queued statements, then `statements`, in one write; the results of `statements`. A
+   * failure's `statementIndex` counts among `statements` (a queued one failing is reported as
+   * the first's).
+   */
+  private async send(statements: GroupedStatement[]): Promise<pg.QueryResult[]> {
+    const queued = this.queued;
+    this.queued = [];
+    this.written = true;
+    try {
+      const results = await submitGroup(this.client, [...queued, ...statements]);
+      return results.slice(queued.length);
+    } catch (err) {
+      // A plan gone stale (a migration changed a table): the statements run again afresh.
+      (this.client as unknown as NamingClient).forgetNamesIfStale?.(err);
+      const failed = err as { statementIndex?: number };
+      if (typeof failed.statementIndex === 'number') failed.statementIndex = Math.max(0, failed.statementIndex - queued.length);
+      throw err;
+    }
+  }
+}
+
+const control = (text: string): GroupedStatement => ({ text, values: [], name: undefined });
+
+const deferringConnections = new WeakMap<Tx, DeferringConnection>();
+const connections = new WeakMap<pg.PoolClient, DeferringConnection>();
+
+/** The DeferringConnection of a pool client (kept per client: its Kysely is built once). */
+export function deferringConnection(client: pg.PoolClient): DeferringConnection {
+  let connection = connections.get(client);
+  if (!connection) {
+    connection = new DeferringConnection(client);
+    connections.set(client, connection);
+  }
+  return connection;
+}
+
+/**
+ * Runs fn in one transaction on a connection of `pool`: its BEGIN (`begin`, e.g. with an
+ * isolation level) goes with its first statement, its COMMIT after the last (with anything
+ * queued). A unit that wrote nothing costs no round trip. Committed when fn resolves, rolled
+ * back when it throws. A connection left in an unknown state (a failure the server did not
+ * answer) is closed rather than given back to the pool.
+ */
+export async function inPgTransaction<T>(pool: pg.Pool, fn: (connection: DeferringConnection) => Promise<T>, begin = 'begin'): Promise<T> {
+  const client = await pool.connect();
+  const connection = deferringConnection(client);
+  connection.start(begin);
+  let unusable: Error | undefined;
+  const end = async (text: 'commit' | 'rollback') => {
+    if (!connection.anythingWritten) return connection.dropQueued();
+    await connection.now(text).catch(async (err: unknown) => {
+      if (!answeredByServer(err)) unusable = err as Error;
+      // A COMMIT skipped after a queued statement failed leaves the transaction open (failed).
+      else if (text === 'commit') await connection.now('rollback').catch((e: Error) => (unusable = e));
+      throw err;
+    });
+  };
+  try {
+    let result: T;
+    try {
+      result = await fn(connection);
+    } catch (err) {
+      await end('rollback').catch(() => undefined);
+      throw err;
+    }
+    await end('commit');
+    return result;
+  } finally {
+    connection.dropQueued();
+    client.release(unusable);
+  }
+}
+
+/**
+ * A statement nobody waits on in `tx`: on a DeferringConnection it is queued for the next
+ * write (see above); on SQLite it runs now.
+ */
+export async function controlLater(tx: Tx, text: string): Promise<void> {
+  const connection = deferringConnections.get(tx);
+  if (connection) connection.later(control(text));
+  else await sql.raw(text).execute(tx);
+}
+
+/**
+ * Undoes a queued `text` that was never written (true), so a savepoint nothing ran in costs
+ * nothing; false when it went out (or on SQLite, where it ran at once).
+ */
+export function takeBack(tx: Tx, text: string): boolean {
+  return deferringConnections.get(tx)?.takeBack(text) ?? false;
+}
+
+/** Control statements now, in order (after anything queued, in one write on PostgreSQL). */
+export async function controlNow(tx: Tx, ...texts: string[]): Promise<void> {
+  const connection = deferringConnections.get(tx);
+  if (connection) return connection.now(...texts);
+  for (const text of texts) await sql.raw(text).execute(tx);
+}
+
+/**
+ * A write whose answer is not needed (its rows, its count), queued on PostgreSQL to go with the
+ * next statement or the commit: its failure fails that one, so the transaction cannot commit
+ * without it. On SQLite it runs now.
+ */
+export async function writeLater(tx: Tx, query: { compile(): CompiledQuery }): Promise<void> {
+  const connection = deferringConnections.get(tx);
+  const compiled = query.compile();
+  if (connection) connection.later(connection.statement(compiled.sql, compiled.parameters));
+  else await tx.executeQuery(compiled);
+}

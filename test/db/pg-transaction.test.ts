@@ -1,0 +1,136 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { sql } from 'kysely';
+import { type Db, openDatabase } from '../../src/db/connect.js';
+import { controlLater, controlNow, takeBack, writeLater } from '../../src/db/pg-transaction.js';
+import { inReadTransaction, inTransaction, type Tx } from '../../src/db/transaction.js';
+import { uniq } from '../helpers/factories.js';
+import { eachStatement, recordStatements, type StatementRecorder } from '../helpers/statements.js';
+
+/**
+ * PostgreSQL transactions write what nobody waits on with the next statement
+ * (src/db/pg-transaction.ts): BEGIN with the first statement, a savepoint's SAVEPOINT and
+ * RELEASE with the statements around them, a writeLater with the COMMIT. Each behaves as if
+ * sent alone. A pool of one connection: a connection left in a wrong state fails the next test.
+ */
+const url = process.env.DATABASE_URL;
+
+describe('PostgreSQL transactions: what nobody waits on goes with the next statement', {
+  skip: !url && 'PostgreSQL only (DATABASE_URL)',
+}, () => {
+  let dataDir: string;
+  let db: Db;
+  let recorder: StatementRecorder;
+  const table = uniq('deferred_');
+  const insert = (tx: Tx, a: number) => sql`insert into ${sql.id(table)} (a) values (${a})`.execute(tx);
+  const stored = async () => (await sql<{ a: number }>`select a from ${sql.id(table)} order by a`.execute(db.kysely)).rows.map((r) => r.a);
+
+  before(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'herald-deferred-'));
+    db = await openDatabase({ dataDir, databaseUrl: url }, { poolSize: 1 });
+    await sql`create table ${sql.id(table)} (a integer primary key check (a < 100))`.execute(db.kysely);
+    recorder = recordStatements();
+  });
+  after(async () => {
+    recorder.restore();
+    await sql`drop table if exists ${sql.id(table)}`.execute(db.kysely);
+    await db.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  test('BEGIN goes with the first statement, COMMIT alone: two round trips for a one-statement transaction', async () => {
+    const { statements } = await recorder.during(() => inTransaction(db, (tx) => insert(tx, 1)));
+    assert.equal(statements.length, 2, statements.join('\n'));
+    assert.deepEqual(
+      eachStatement(statements).map((text) => text.trim().split(/\s/)[0]),
+      ['begin', 'insert', 'commit'],
+    );
+    assert.deepEqual(await stored(), [1]);
+  });
+
+  test('a transaction that writes nothing sends nothing', async () => {
+    const { result, statements } = await recorder.during(() => inTransaction(db, async () => 'nothing'));
+    assert.equal(result, 'nothing');
+    assert.deepEqual(statements, []);
+    const failed = await recorder.during(() =>
+      inTransaction(db, async () => {
+        throw new Error('refused before any statement');
+      }).catch((err: Error) => err.message),
+    );
+    assert.equal(failed.result, 'refused before any statement');
+    assert.deepEqual(failed.statements, []);
+  });
+
+  test('a read transaction: its REPEATABLE READ BEGIN goes with its first read', async () => {
+    const { result, statements } = await recorder.during(() =>
+      inReadTransaction(
+        db,
+        async (tx) => (await sql<{ n: number }>`select count(*)::int as n from ${sql.id(table)}`.execute(tx)).rows[0]!.n,
+      ),
+    );
+    assert.equal(result, (await stored()).length);
+    assert.equal(statements.length, 2, statements.join('\n'));
+    assert.match(statements[0]!, /^pipeline of 2: begin isolation level repeatable read read only ;; select count/);
+  });
+
+  test('a writeLater goes with the COMMIT, and commits with the transaction', async () => {
+    const { statements } = await recorder.during(() =>
+      inTransaction(db, async (tx) => {
+        await insert(tx, 2);
+        await writeLater(tx, tx.insertInto(table as never).values({ a: 3 } as never));
+      }),
+    );
+    assert.equal(statements.length, 2, statements.join('\n'));
+    assert.match(statements[1]!, /^pipeline of 2: insert into .* ;; commit$/);
+    assert.deepEqual(await stored(), [1, 2, 3]);
+  });
+
+  test('a writeLater that fails fails the transaction: nothing of it commits, and the connection is rolled back for the next', async () => {
+    await assert.rejects(
+      inTransaction(db, async (tx) => {
+        await insert(tx, 4);
+        await writeLater(tx, tx.insertInto(table as never).values({ a: 1 } as never)); // a duplicate key
+      }),
+      { code: '23505' },
+    );
+    assert.deepEqual(await stored(), [1, 2, 3]);
+    // The one connection is usable: no transaction left open on it.
+    await inTransaction(db, (tx) => insert(tx, 5));
+    assert.deepEqual(await stored(), [1, 2, 3, 5]);
+  });
+
+  test('a writeLater that fails fails the statement it goes with, which reports it', async () => {
+    await assert.rejects(
+      inTransaction(db, async (tx) => {
+        await writeLater(tx, tx.insertInto(table as never).values({ a: 200 } as never)); // the check refuses it
+        await insert(tx, 6);
+      }),
+      { code: '23514' },
+    );
+    assert.deepEqual(await stored(), [1, 2, 3, 5]);
+  });
+
+  test('savepoints: one nothing ran in is never sent; one rolled back undoes only its part', async () => {
+    const { statements } = await recorder.during(() =>
+      inTransaction(db, async (tx) => {
+        await controlLater(tx, 'savepoint s');
+        assert.equal(takeBack(tx, 'savepoint s'), true);
+        await insert(tx, 7);
+        await controlLater(tx, 'savepoint s');
+        await assert.rejects(insert(tx, 7), { code: '23505' });
+        assert.equal(takeBack(tx, 'savepoint s'), false, 'it went out with the failed insert');
+        await controlNow(tx, 'rollback to s', 'release s');
+        await insert(tx, 8);
+      }),
+    );
+    assert.deepEqual(
+      eachStatement(statements).map((text) => text.trim().split(/\s+/).slice(0, 2).join(' ')),
+      ['begin', 'insert into', 'savepoint s', 'insert into', 'rollback to', 'release s', 'insert into', 'commit'],
+    );
+    assert.equal(statements.length, 5, statements.join('\n'));
+    assert.deepEqual(await stored(), [1, 2, 3, 5, 7, 8]);
+  });
+});
