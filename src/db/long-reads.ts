@@ -1,12 +1,13 @@
-import { type Kysely, sql } from 'kysely';
-import type { Engine } from './connect.js';
+import type { Kysely } from 'kysely';
+import type { Db } from './connect.js';
+import { controlLater, inPgTransaction } from './pg-transaction.js';
 import type { Database } from './schema.js';
 
 /**
  * A long read of the admin panel (a segment's count over every contact) on PostgreSQL: in a
  * transaction of its own whose settings end with it (`set_config(..., true)` is `set local`:
  * nothing outlives the read on the connection, so PgBouncer in transaction mode is fine). Two
- * settings, in the read's first round trip:
+ * settings, in the read's first round trip (with its BEGIN: pg-transaction.ts):
  *
  * - **No JIT.** A segment count is estimated far above `jit_above_cost` (its hashed subplans
  *   over 100,000 contacts), so PostgreSQL compiled it before running it: 19–66 ms of a
@@ -20,16 +21,12 @@ import type { Database } from './schema.js';
  * SQLite has neither (and its reader threads refuse transactions): the read runs as it is.
  * Why and what it measured: docs/decisions.md, "Segments that lead somewhere" (the counts).
  */
-export function longRead<T>(
-  db: Kysely<Database>,
-  engine: Engine,
-  read: (q: Kysely<Database>) => Promise<T>,
-  { oneCore = false } = {},
-): Promise<T> {
-  if (engine === 'sqlite') return read(db);
-  const parallel = oneCore ? sql`, set_config('max_parallel_workers_per_gather', '0', true)` : sql``;
-  return db.transaction().execute(async (tx) => {
-    await sql`select set_config('jit', 'off', true)${parallel}`.execute(tx);
-    return read(tx);
+export function longRead<T>(db: Db, read: (q: Kysely<Database>) => Promise<T>, { oneCore = false } = {}): Promise<T> {
+  if (db.engine === 'sqlite' || !db.pool) return read(db.reads);
+  const parallel = oneCore ? `, set_config('max_parallel_workers_per_gather', '0', true)` : '';
+  // The settings go with the read's BEGIN and the read itself: one round trip, then the COMMIT.
+  return inPgTransaction(db.pool, async (connection) => {
+    await controlLater(connection.kysely, `select set_config('jit', 'off', true)${parallel}`);
+    return read(connection.kysely);
   });
 }

@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { longRead } from '../../src/db/long-reads.js';
 import { openTestDatabase, type TestDatabase } from '../helpers/harness.js';
+import { eachStatement, recordStatements } from '../helpers/statements.js';
 
 /**
  * A long read on PostgreSQL (db/long-reads.ts): planned without JIT, and `oneCore` without
@@ -38,15 +39,29 @@ describe('long reads on PostgreSQL', { skip: !onPostgres && 'PostgreSQL only (DA
     // Otherwise the test would prove nothing.
     assert.equal(defaults.jit, 'on', 'the server compiles with JIT');
     assert.notEqual(defaults.workers, '0', 'the server allows parallel workers');
-    assert.deepEqual(await longRead(t.db.reads, 'postgres', (q) => settings(q)), { jit: 'off', workers: defaults.workers });
-    assert.deepEqual(await longRead(t.db.reads, 'postgres', (q) => settings(q), { oneCore: true }), { jit: 'off', workers: '0' });
+    assert.deepEqual(await longRead(t.db, (q) => settings(q)), { jit: 'off', workers: defaults.workers });
+    assert.deepEqual(await longRead(t.db, (q) => settings(q), { oneCore: true }), { jit: 'off', workers: '0' });
   });
 
   test('the settings end with the read: every connection of the pool answers with the server defaults after', async () => {
     const defaults = await serverDefaults();
     // More at once than the pool has connections (4), so each of them ran one.
-    await Promise.all(Array.from({ length: 8 }, () => longRead(t.db.reads, 'postgres', (q) => settings(q), { oneCore: true })));
+    await Promise.all(Array.from({ length: 8 }, () => longRead(t.db, (q) => settings(q), { oneCore: true })));
     const after = await Promise.all(Array.from({ length: 8 }, () => settings()));
     for (const s of after) assert.deepEqual(s, defaults);
+  });
+
+  test('two round trips: the BEGIN, the settings and the read in one write, then the COMMIT', async () => {
+    const recorder = recordStatements();
+    try {
+      const { statements } = await recorder.during(() => longRead(t.db, (q) => settings(q), { oneCore: true }));
+      assert.equal(statements.length, 2, statements.join('\n'));
+      assert.deepEqual(
+        eachStatement(statements).map((text) => text.trim().split(/\s/)[0]),
+        ['begin', 'select', 'select', 'commit'],
+      );
+    } finally {
+      recorder.restore();
+    }
   });
 });

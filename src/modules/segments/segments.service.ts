@@ -60,7 +60,7 @@ export async function listSegments(db: Db, accountId: string): Promise<{ items: 
     // which only orders it.
     return mapLimited(list, LIST_COUNTS_AT_ONCE, async (criteria) => {
       const started = performance.now();
-      const count = await longRead(db.reads, db.engine, (q) => countSegmentContacts(q, accountId, db.engine, criteria, definitions, now), {
+      const count = await longRead(db, (q) => countSegmentContacts(q, accountId, db.engine, criteria, definitions, now), {
         oneCore: true,
       });
       return { count, took: performance.now() - started };
@@ -116,7 +116,7 @@ async function pagerOf(db: Db, accountId: string, criteria: Criteria, now: numbe
   const definitions = await repo.definitionsOf(db, accountId, referencesOf(criteria));
   const conditions = criteriaConditions(db.engine, accountId, criteria, definitions, now);
   return {
-    count: () => longRead(db.reads, db.engine, (q) => countSegmentContacts(q, accountId, db.engine, criteria, definitions, now)),
+    count: () => longRead(db, (q) => countSegmentContacts(q, accountId, db.engine, criteria, definitions, now)),
     page: (page: { limit: number; after?: Position }) => pageContactsWhere(db.reads, accountId, conditions, page),
   };
 }
