@@ -5,7 +5,7 @@ import { CHANNEL_REGISTRY } from './channels/registry.js';
 import { type Channels, createChannels } from './channels/transports.js';
 import type { Config } from './config.js';
 import { type Db, openDatabase } from './db/connect.js';
-import { Dispatcher, SENDS_WAKEUP_CHANNEL } from './dispatcher/dispatcher.js';
+import { Dispatcher, type DispatcherOptions, SENDS_WAKEUP_CHANNEL } from './dispatcher/dispatcher.js';
 import { type Listener, listenThroughDatabase, notifyThroughDatabase, WAKEABLE_WORKER_IDLE_POLL_MS } from './jobs/wakeup.js';
 import type { Campaign } from './modules/campaigns/campaign.js';
 import { HeraldMetrics } from './ops/metrics.js';
@@ -45,6 +45,21 @@ export interface HeraldOptions {
 /** Campaigns whose channel has webhooks (email) and that have URLs queue one delivery per URL when a send goes out. */
 const queuesWebhooks = (campaign: Campaign) => CHANNEL_REGISTRY[campaign.channel].webhooks && campaign.webhooks.length > 0;
 
+/** The dispatcher's sentInTx: a send of a campaign with webhooks queues one delivery per URL in its outcome's transaction. */
+export const queueWebhooksOfSent: NonNullable<DispatcherOptions['sentInTx']> = ({ send, campaign, contact, now }) =>
+  queuesWebhooks(campaign)
+    ? (tx) =>
+        enqueueWebhookDeliveries(tx, {
+          accountId: send.account_id,
+          campaignId: campaign.id,
+          sendId: send.id,
+          urls: campaign.webhooks,
+          contact,
+          trigger: send.triggerData,
+          now,
+        })
+    : undefined;
+
 /** Assembles one Herald process for its role. */
 export async function startHerald(options: HeraldOptions): Promise<Herald> {
   const { config, logger, role } = options;
@@ -73,19 +88,7 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
       stalledAfterMs: options.dispatcher?.stalledAfterMs,
       // Alone on SQLite nothing can wake us from another process: look often (cheap indexed query).
       idlePollMs: role === 'worker' && !wakeableFromElsewhere ? 200 : WAKEABLE_WORKER_IDLE_POLL_MS,
-      sentInTx: ({ send, campaign, contact, now }) =>
-        queuesWebhooks(campaign)
-          ? (tx) =>
-              enqueueWebhookDeliveries(tx, {
-                accountId: send.account_id,
-                campaignId: campaign.id,
-                sendId: send.id,
-                urls: campaign.webhooks,
-                contact,
-                trigger: send.triggerData,
-                now,
-              })
-          : undefined,
+      sentInTx: queueWebhooksOfSent,
       // Only a send that queued deliveries gives the webhook worker something to do (waking it
       // costs a claim query on every send otherwise).
       afterSent: ({ campaign }) => {

@@ -46,6 +46,8 @@ export class DeferringConnection {
   private queued: GroupedStatement[] = [];
   /** Whether anything was written since the transaction started (so its BEGIN went out). */
   private written = false;
+  /** Whether a write (writeLater's, not a control statement) is queued and not written yet. */
+  private writeQueued = false;
   /** A Kysely whose every statement runs on this connection, after what is queued. */
   readonly kysely: Tx;
   /** Statements in ONE write, after what is queued (pipeline.ts). */
@@ -67,16 +69,28 @@ export class DeferringConnection {
   start(...first: string[]): void {
     this.queued = first.map(control);
     this.written = false;
+    this.writeQueued = false;
   }
 
-  /** Whether anything of the unit went to the server. */
+  /** Whether anything of the unit went to the server (so there is a transaction to end). */
   get anythingWritten(): boolean {
     return this.written;
   }
 
-  /** Queues a statement for the next write. */
+  /** Whether the unit has work to commit: something written, or a write queued. */
+  get anythingToCommit(): boolean {
+    return this.written || this.writeQueued;
+  }
+
+  /** Queues a control statement (BEGIN, SAVEPOINT, RELEASE ...) for the next write. */
   later(statement: GroupedStatement): void {
     this.queued.push(statement);
+  }
+
+  /** Queues a write nobody waits on for the next write (writeLater). */
+  writeLater(statement: GroupedStatement): void {
+    this.queued.push(statement);
+    this.writeQueued = true;
   }
 
   /** Takes `text` back if it is the last statement queued (a savepoint nothing ran in); true if it was. */
@@ -90,6 +104,7 @@ export class DeferringConnection {
   /** Drops what is queued (a unit that ends with nothing written). */
   dropQueued(): void {
     this.queued = [];
+    this.writeQueued = false;
   }
 
   /** Control statements (COMMIT, ROLLBACK TO ...) now, after what is queued, in one write. */
@@ -135,6 +150,7 @@ export class DeferringConnection {
     const queued = this.queued;
     this.queued = [];
     this.written = true;
+    this.writeQueued = false;
     try {
       const results = await submitGroup(this.client, [...queued, ...statements]);
       return results.slice(queued.length);
@@ -166,7 +182,7 @@ export function deferringConnection(client: pg.PoolClient): DeferringConnection 
 /**
  * Runs fn in one transaction on a connection of `pool`: its BEGIN (`begin`, e.g. with an
  * isolation level) goes with its first statement, its COMMIT after the last (with anything
- * queued). A unit that wrote nothing costs no round trip. Committed when fn resolves, rolled
+ * queued). A unit that wrote nothing (and queued no write) costs no round trip. Committed when fn resolves, rolled
  * back when it throws. A connection left in an unknown state (a failure the server did not
  * answer) is closed rather than given back to the pool.
  */
@@ -176,7 +192,8 @@ export async function inPgTransaction<T>(pool: pg.Pool, fn: (connection: Deferri
   connection.start(begin);
   let unusable: Error | undefined;
   const end = async (text: 'commit' | 'rollback') => {
-    if (!connection.anythingWritten) return connection.dropQueued();
+    // Nothing to end when nothing went out (a queued write still goes out with the COMMIT).
+    if (!(text === 'commit' ? connection.anythingToCommit : connection.anythingWritten)) return connection.dropQueued();
     await connection.now(text).catch(async (err: unknown) => {
       if (!answeredByServer(err)) unusable = err as Error;
       // A COMMIT skipped after a queued statement failed leaves the transaction open (failed).
@@ -233,6 +250,6 @@ export async function controlNow(tx: Tx, ...texts: string[]): Promise<void> {
 export async function writeLater(tx: Tx, query: { compile(): CompiledQuery }): Promise<void> {
   const connection = deferringConnections.get(tx);
   const compiled = query.compile();
-  if (connection) connection.later(connection.statement(compiled.sql, compiled.parameters));
+  if (connection) connection.writeLater(connection.statement(compiled.sql, compiled.parameters));
   else await tx.executeQuery(compiled);
 }

@@ -1,9 +1,10 @@
 import { type Insertable, type RawBuilder, sql } from 'kysely';
 import type { Db } from '../db/connect.js';
+import { writeLater } from '../db/pg-transaction.js';
 import { kyselyOf, type Queryable } from '../db/queryable.js';
 import type { WebhookDeliveriesTable } from '../db/schema.js';
 import { skipLocked } from '../db/skip-locked.js';
-import { inStatement, inTransaction } from '../db/transaction.js';
+import { inStatement, inTransaction, type Tx } from '../db/transaction.js';
 import { newId } from '../ids.js';
 
 export type ClaimedDelivery = Pick<WebhookDeliveriesTable, 'id' | 'account_id' | 'campaign_id' | 'url' | 'payload' | 'attempts'>;
@@ -138,13 +139,17 @@ export async function nextWakeAt(db: Queryable): Promise<number | null> {
  * Inserts queued deliveries; a row whose (send_id, position) exists already is skipped rather
  * than failing, so a second call cannot abort the caller's transaction.
  */
-export async function insertDeliveries(db: Queryable, rows: Insertable<WebhookDeliveriesTable>[]): Promise<void> {
+export async function insertDeliveries(tx: Tx, rows: Insertable<WebhookDeliveriesTable>[]): Promise<void> {
   if (rows.length === 0) return;
-  await kyselyOf(db)
-    .insertInto('webhook_deliveries')
-    .values(rows)
-    .onConflict((oc) => oc.columns(['send_id', 'position']).doNothing())
-    .execute();
+  // Nothing waits on its answer: on PostgreSQL it goes with the transaction's next statement or
+  // its COMMIT (db/pg-transaction.ts), which it fails if it fails.
+  await writeLater(
+    tx,
+    tx
+      .insertInto('webhook_deliveries')
+      .values(rows)
+      .onConflict((oc) => oc.columns(['send_id', 'position']).doNothing()),
+  );
 }
 
 /**

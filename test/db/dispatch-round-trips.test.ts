@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import pino from 'pino';
 import type { Transport } from '../../src/channels/channel.js';
 import { Dispatcher } from '../../src/dispatcher/dispatcher.js';
+import { queueWebhooksOfSent } from '../../src/herald.js';
 import { setContactFlags } from '../../src/modules/contacts/contacts.service.js';
 import { apiClient } from '../helpers/app.js';
 import { makeEmailCampaign, makeTenant, randomEmail } from '../helpers/factories.js';
@@ -26,6 +27,8 @@ const PINNED = {
   'batch, every send delivered': 2,
   /** Claim with its data, one write ending the stopped sends, one outcome write. */
   'batch, some sends stopped at due time (opt-out)': 3,
+  /** Claim with its data; the outcome write with the BEGIN, then every webhook delivery's insert with the COMMIT. */
+  'batch of a campaign with webhooks, every send delivered': 3,
 } as const;
 
 describe('round trips per claimed batch of sends on PostgreSQL', { skip: !onPostgres && 'PostgreSQL only (DATABASE_URL)' }, () => {
@@ -48,6 +51,7 @@ describe('round trips per claimed batch of sends on PostgreSQL', { skip: !onPost
       logger: pino({ level: 'silent' }),
       channels: { email: accept, whatsapp: accept },
       concurrency: 64,
+      sentInTx: queueWebhooksOfSent,
     });
     recorder = recordStatements();
     // Due sends other test files left in the shared database go first, uncounted.
@@ -60,10 +64,10 @@ describe('round trips per claimed batch of sends on PostgreSQL', { skip: !onPost
   });
 
   /** Queues `n` due sends (`optedOut` of them to opted-out contacts) and counts the statements of the batch that claims them. */
-  async function batchOf(n: number, optedOut = 0): Promise<string[]> {
+  async function batchOf(n: number, optedOut = 0, webhooks: string[] = []): Promise<string[]> {
     const { accountId, key } = await makeTenant(t.db, t.config);
     const api = apiClient(t.app, key);
-    const campaign = await makeEmailCampaign(t, accountId);
+    const campaign = await makeEmailCampaign(t, accountId, { webhooks });
     for (let i = 0; i < n; i++) {
       const res = await api.post('/api/campaigns/trigger', { campaignId: campaign.id, lead: { email: randomEmail(), name: 'Ada' } });
       assert.equal(res.body.status, 'queued', JSON.stringify(res.body));
@@ -90,5 +94,18 @@ describe('round trips per claimed batch of sends on PostgreSQL', { skip: !onPost
     pin('batch, every send delivered', await batchOf(20));
     pin('batch, some sends stopped at due time (opt-out)', await batchOf(2, 1));
     pin('batch, some sends stopped at due time (opt-out)', await batchOf(20, 5));
+  });
+
+  test('a campaign with webhooks: their deliveries are queued with the COMMIT of the outcome, whatever the batch size', async () => {
+    const urls = ['https://hooks.example.com/a', 'https://hooks.example.com/b'];
+    for (const n of [1, 20]) {
+      const sent = await batchOf(n, 0, urls);
+      pin('batch of a campaign with webhooks, every send delivered', sent);
+      const inserts = sent
+        .at(-1)!
+        .split(' ;; ')
+        .filter((text) => /insert into "webhook_deliveries"/.test(text));
+      assert.equal(inserts.length, n, "one insert per send, all in the COMMIT's write");
+    }
   });
 });

@@ -88,6 +88,16 @@ describe('PostgreSQL transactions: what nobody waits on goes with the next state
     assert.deepEqual(await stored(), [1, 2, 3]);
   });
 
+  test('a transaction whose only write is a writeLater commits it: BEGIN, the write and COMMIT in one round trip', async () => {
+    const { statements } = await recorder.during(() =>
+      inTransaction(db, (tx) => writeLater(tx, tx.insertInto(table as never).values({ a: 9 } as never))),
+    );
+    assert.equal(statements.length, 1, statements.join('\n'));
+    assert.match(statements[0]!, /^pipeline of 3: begin ;; insert into .* ;; commit$/);
+    assert.ok((await stored()).includes(9));
+    await sql`delete from ${sql.id(table)} where a = 9`.execute(db.kysely);
+  });
+
   test('a writeLater that fails fails the transaction: nothing of it commits, and the connection is rolled back for the next', async () => {
     await assert.rejects(
       inTransaction(db, async (tx) => {
