@@ -198,7 +198,7 @@ function openPostgres(url: string, poolSize: number, preparedStatements: boolean
       await Promise.all([grouped.destroy(), kysely.destroy(), priority.destroy()]);
       // Kysely ends a pool only if it ran a statement on it; transactions take connections of
       // the pools themselves (db/pg-transaction.ts).
-      await Promise.all([pool, priorityPool].filter((p) => !p.ended).map((p) => p.end()));
+      await Promise.all([pool, priorityPool].filter((p) => !p.ending).map((p) => p.end()));
     },
   };
 }

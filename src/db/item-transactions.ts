@@ -1,7 +1,7 @@
 import type { CompiledQuery } from 'kysely';
 import { chunksOf } from '../chunks.js';
 import type { Db } from './connect.js';
-import { controlLater, controlNow, takeBack } from './pg-transaction.js';
+import { controlLater, QueuedStatementFailed, rollbackToSavepoint, takeBack } from './pg-transaction.js';
 import { failedStatementIndex, inPipelinedTransaction, type Pipeline } from './pipeline.js';
 import { inTransaction, type Tx, withUniqueRetry } from './transaction.js';
 
@@ -319,8 +319,10 @@ async function inSavepoint<R>(tx: Tx, fn: () => Promise<R>): Promise<R> {
   try {
     value = await fn();
   } catch (error) {
+    // A statement queued before the SAVEPOINT failed: it may not exist; the chunk is lost.
+    if (error instanceof QueuedStatementFailed) throw new TransactionLost(error);
     try {
-      if (!takeBack(tx, SAVEPOINT)) await controlNow(tx, 'rollback to herald_item', 'release herald_item');
+      if (!takeBack(tx, SAVEPOINT)) await rollbackToSavepoint(tx, 'herald_item');
     } catch (lost) {
       throw new TransactionLost(lost);
     }

@@ -33,10 +33,26 @@ interface NamingClient {
 const NOTHING_SENT = Symbol('nothing sent');
 
 /**
+ * A queued statement (BEGIN, a SAVEPOINT, a writeLater's write) failed in the write of a later
+ * one, which did not run. It is the transaction's failure, not that statement's: the savepoints
+ * it queued may not exist, so nothing short of the transaction's rollback is sure to undo it.
+ * Its cause is the server's error.
+ */
+export class QueuedStatementFailed extends Error {
+  constructor(
+    readonly statement: string,
+    cause: unknown,
+  ) {
+    super(`a queued statement failed: ${(cause as Error)?.message ?? String(cause)}`, { cause });
+  }
+}
+
+/**
  * An error after which the connection still works: one the server answered by refusing a
  * statement (refusedByServer), or one raised before anything was sent.
  */
 export function answeredByServer(err: unknown): boolean {
+  if (err instanceof QueuedStatementFailed) return refusedByServer(err.cause);
   return Boolean((err as { [NOTHING_SENT]?: boolean } | null)?.[NOTHING_SENT]) || refusedByServer(err);
 }
 
@@ -138,13 +154,15 @@ export class DeferringConnection {
 
   /** A statement as it goes in a write: its values mapped (this can throw: nothing is sent then) and its name. */
   statement(text: string, values: readonly unknown[]): GroupedStatement {
-    return { text, values: preparedValues(values), name: (this.client as unknown as NamingClient).statementName?.(text) };
+    // Named only with parameters, as PreparingClient names the statements it runs alone.
+    const name = values.length > 0 ? (this.client as unknown as NamingClient).statementName?.(text) : undefined;
+    return { text, values: preparedValues(values), name };
   }
 
   /**
    * The queued statements, then `statements`, in one write; the results of `statements`. A
-   * failure's `statementIndex` counts among `statements` (a queued one failing is reported as
-   * the first's).
+   * failure's `statementIndex` counts among `statements`; a queued one's failure is no
+   * statement's of the caller: QueuedStatementFailed.
    */
   private async send(statements: GroupedStatement[]): Promise<pg.QueryResult[]> {
     const queued = this.queued;
@@ -158,7 +176,9 @@ export class DeferringConnection {
       // A plan gone stale (a migration changed a table): the statements run again afresh.
       (this.client as unknown as NamingClient).forgetNamesIfStale?.(err);
       const failed = err as { statementIndex?: number };
-      if (typeof failed.statementIndex === 'number') failed.statementIndex = Math.max(0, failed.statementIndex - queued.length);
+      const index = failed.statementIndex;
+      if (typeof index === 'number' && index < queued.length) throw new QueuedStatementFailed(queued[index]!.text, err);
+      if (typeof index === 'number') failed.statementIndex = index - queued.length;
       throw err;
     }
   }
@@ -191,25 +211,31 @@ export async function inPgTransaction<T>(pool: pg.Pool, fn: (connection: Deferri
   const connection = deferringConnection(client);
   connection.start(begin);
   let unusable: Error | undefined;
-  const end = async (text: 'commit' | 'rollback') => {
-    // Nothing to end when nothing went out (a queued write still goes out with the COMMIT).
-    if (!(text === 'commit' ? connection.anythingToCommit : connection.anythingWritten)) return connection.dropQueued();
-    await connection.now(text).catch(async (err: unknown) => {
-      if (!answeredByServer(err)) unusable = err as Error;
+  const commit = async () => {
+    // Nothing to commit when nothing went out and no write is queued (one still goes with the COMMIT).
+    if (!connection.anythingToCommit) return connection.dropQueued();
+    await connection.now('commit').catch(async (err: unknown) => {
       // A COMMIT skipped after a queued statement failed leaves the transaction open (failed).
-      else if (text === 'commit') await connection.now('rollback').catch((e: Error) => (unusable = e));
+      if (answeredByServer(err)) await rollback();
+      else unusable = err as Error;
       throw err;
     });
+  };
+  // Alone: what is still queued would be undone by it anyway, and could fail and skip it.
+  const rollback = async () => {
+    const written = connection.anythingWritten;
+    connection.dropQueued();
+    if (written) await connection.now('rollback').catch((err: Error) => (unusable = err));
   };
   try {
     let result: T;
     try {
       result = await fn(connection);
     } catch (err) {
-      await end('rollback').catch(() => undefined);
+      await rollback();
       throw err;
     }
-    await end('commit');
+    await commit();
     return result;
   } finally {
     connection.dropQueued();
@@ -235,11 +261,20 @@ export function takeBack(tx: Tx, text: string): boolean {
   return deferringConnections.get(tx)?.takeBack(text) ?? false;
 }
 
-/** Control statements now, in order (after anything queued, in one write on PostgreSQL). */
-export async function controlNow(tx: Tx, ...texts: string[]): Promise<void> {
+/**
+ * Rolls back to the savepoint `name` and releases it, now. What is queued was queued after the
+ * SAVEPOINT went out (a write flushes the whole queue), so the rollback undoes it anyway: it is
+ * dropped rather than sent, where it could fail and skip the rollback.
+ */
+export async function rollbackToSavepoint(tx: Tx, name: string): Promise<void> {
+  const texts = [`rollback to ${name}`, `release ${name}`];
   const connection = deferringConnections.get(tx);
-  if (connection) return connection.now(...texts);
-  for (const text of texts) await sql.raw(text).execute(tx);
+  if (!connection) {
+    for (const text of texts) await sql.raw(text).execute(tx);
+    return;
+  }
+  connection.dropQueued();
+  await connection.now(...texts);
 }
 
 /**

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { type Db, openDatabase } from '../../src/db/connect.js';
-import { controlLater, controlNow, takeBack, writeLater } from '../../src/db/pg-transaction.js';
+import { controlLater, QueuedStatementFailed, rollbackToSavepoint, takeBack, writeLater } from '../../src/db/pg-transaction.js';
 import { inReadTransaction, inTransaction, type Tx } from '../../src/db/transaction.js';
 import { uniq } from '../helpers/factories.js';
 import { eachStatement, recordStatements, type StatementRecorder } from '../helpers/statements.js';
@@ -98,13 +98,17 @@ describe('PostgreSQL transactions: what nobody waits on goes with the next state
     await sql`delete from ${sql.id(table)} where a = 9`.execute(db.kysely);
   });
 
+  /** The error of a queued statement that failed, as the transaction's caller gets it. */
+  const queuedFailure = (code: string) => (err: unknown) =>
+    err instanceof QueuedStatementFailed && (err.cause as { code?: string }).code === code;
+
   test('a writeLater that fails fails the transaction: nothing of it commits, and the connection is rolled back for the next', async () => {
     await assert.rejects(
       inTransaction(db, async (tx) => {
         await insert(tx, 4);
         await writeLater(tx, tx.insertInto(table as never).values({ a: 1 } as never)); // a duplicate key
       }),
-      { code: '23505' },
+      queuedFailure('23505'),
     );
     assert.deepEqual(await stored(), [1, 2, 3]);
     // The one connection is usable: no transaction left open on it.
@@ -112,15 +116,33 @@ describe('PostgreSQL transactions: what nobody waits on goes with the next state
     assert.deepEqual(await stored(), [1, 2, 3, 5]);
   });
 
-  test('a writeLater that fails fails the statement it goes with, which reports it', async () => {
+  test('a writeLater that fails fails the transaction at the next statement: the error is the queued one, not that statement', async () => {
     await assert.rejects(
       inTransaction(db, async (tx) => {
         await writeLater(tx, tx.insertInto(table as never).values({ a: 200 } as never)); // the check refuses it
+        await controlLater(tx, 'savepoint s');
         await insert(tx, 6);
       }),
-      { code: '23514' },
+      queuedFailure('23514'),
     );
     assert.deepEqual(await stored(), [1, 2, 3, 5]);
+    assert.deepEqual((await sql<{ one: number }>`select 1 as one`.execute(db.kysely)).rows, [{ one: 1 }]);
+  });
+
+  test('a transaction that throws with a failing write still queued: ROLLBACK goes alone, the connection comes back clean', async () => {
+    await assert.rejects(
+      inTransaction(db, async (tx) => {
+        await insert(tx, 50);
+        await writeLater(tx, tx.insertInto(table as never).values({ a: 1 } as never)); // would fail: a duplicate key
+        throw new Error('the caller gave up');
+      }),
+      /the caller gave up/,
+    );
+    // The pool's one connection: a plain statement and a transaction run on it at once.
+    assert.deepEqual((await sql<{ one: number }>`select 1 as one`.execute(db.kysely)).rows, [{ one: 1 }]);
+    await inTransaction(db, (tx) => insert(tx, 51));
+    assert.deepEqual(await stored(), [1, 2, 3, 5, 51]);
+    await sql`delete from ${sql.id(table)} where a = 51`.execute(db.kysely);
   });
 
   test('savepoints: one nothing ran in is never sent; one rolled back undoes only its part', async () => {
@@ -132,7 +154,7 @@ describe('PostgreSQL transactions: what nobody waits on goes with the next state
         await controlLater(tx, 'savepoint s');
         await assert.rejects(insert(tx, 7), { code: '23505' });
         assert.equal(takeBack(tx, 'savepoint s'), false, 'it went out with the failed insert');
-        await controlNow(tx, 'rollback to s', 'release s');
+        await rollbackToSavepoint(tx, 's');
         await insert(tx, 8);
       }),
     );
