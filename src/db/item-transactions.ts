@@ -168,7 +168,7 @@ async function applyChunk<I, R>(
         return undefined;
       }).catch((err: unknown) => {
         if (err instanceof RunFailed) return err.at;
-        throw err;
+        throw err instanceof TransactionLost ? err.reason : err;
       });
       if (failedAt === undefined) break;
       end = failedAt;
@@ -272,11 +272,12 @@ async function sendPipeline<R>(tx: Tx, pipeline: Pipeline, planned: PlannedItem<
 
 /**
  * The error a run fails with when its item `at` failed with `err`: RunFailed, unless `err` is
- * the whole transaction's (a deadlock), which fails the chunk (applyEach runs it again, one
- * transaction per item).
+ * the whole transaction's (a deadlock, which fails the chunk: applyEach runs it again, one
+ * transaction per item; a queued statement's failure, which fails it for good).
  */
 function failedRun(err: unknown, at: number): unknown {
-  return isTransactionWide(err) ? err : new RunFailed(at);
+  // A queued statement's failure is no item's (pg-transaction.ts): the savepoints may not exist.
+  return isTransactionWide(err) || err instanceof QueuedStatementFailed ? err : new RunFailed(at);
 }
 
 /** The item of an optimistic run that failed (the run is rolled back by inSavepoint). */

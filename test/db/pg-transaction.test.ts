@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { type Db, openDatabase } from '../../src/db/connect.js';
+import { applyEachInTransaction } from '../../src/db/item-transactions.js';
 import { controlLater, QueuedStatementFailed, rollbackToSavepoint, takeBack, writeLater } from '../../src/db/pg-transaction.js';
 import { inReadTransaction, inTransaction, type Tx } from '../../src/db/transaction.js';
 import { uniq } from '../helpers/factories.js';
@@ -143,6 +144,21 @@ describe('PostgreSQL transactions: what nobody waits on goes with the next state
     await inTransaction(db, (tx) => insert(tx, 51));
     assert.deepEqual(await stored(), [1, 2, 3, 5, 51]);
     await sql`delete from ${sql.id(table)} where a = 51`.execute(db.kysely);
+  });
+
+  test("a queued write that fails ahead of a batch's savepoint: the batch fails with that error, nothing of it stays", async () => {
+    await assert.rejects(
+      inTransaction(db, async (tx) => {
+        await writeLater(tx, tx.insertInto(table as never).values({ a: 1 } as never)); // a duplicate key
+        // The items' savepoint is queued behind it and never made: the items cannot be rolled back alone.
+        return applyEachInTransaction(tx, [60, 61], (itemTx, a) => insert(itemTx, a));
+      }),
+      queuedFailure('23505'),
+    );
+    assert.deepEqual(await stored(), [1, 2, 3, 5]);
+    await inTransaction(db, (tx) => insert(tx, 62));
+    assert.ok((await stored()).includes(62), 'the connection is usable after');
+    await sql`delete from ${sql.id(table)} where a = 62`.execute(db.kysely);
   });
 
   test('savepoints: one nothing ran in is never sent; one rolled back undoes only its part', async () => {
