@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Db } from './connect.js';
-import { controlLater, inPgTransaction } from './pg-transaction.js';
+import { controlLater, inPgTransaction, poolOf } from './pg-transaction.js';
 import type { Database } from './schema.js';
 
 /**
@@ -22,10 +22,10 @@ import type { Database } from './schema.js';
  * Why and what it measured: docs/decisions.md, "Segments that lead somewhere" (the counts).
  */
 export function longRead<T>(db: Db, read: (q: Kysely<Database>) => Promise<T>, { oneCore = false } = {}): Promise<T> {
-  if (db.engine === 'sqlite' || !db.pool) return read(db.reads);
+  if (db.engine === 'sqlite') return read(db.reads);
   const parallel = oneCore ? `, set_config('max_parallel_workers_per_gather', '0', true)` : '';
   // The settings go with the read's BEGIN and the read itself: one round trip, then the COMMIT.
-  return inPgTransaction(db.pool, async (connection) => {
+  return inPgTransaction(poolOf(db.pool), async (connection) => {
     await controlLater(connection.kysely, `select set_config('jit', 'off', true)${parallel}`);
     return read(connection.kysely);
   });

@@ -1,5 +1,6 @@
 import { type CompiledQuery, Kysely, PostgresDialect, type PostgresPoolClient, type QueryResult, sql } from 'kysely';
 import type pg from 'pg';
+import type { NamingClient } from './prepared-statements.js';
 import type { Database } from './schema.js';
 import { type GroupedStatement, preparedValues, refusedByServer, submitGroup } from './statement-group.js';
 
@@ -9,12 +10,12 @@ import { type GroupedStatement, preparedValues, refusedByServer, submitGroup } f
  * connection and written in the same write as the next statement that is waited on (or the
  * COMMIT), and the server runs them in order, as if each had been sent alone. A transaction
  * costs its statements' round trips plus the COMMIT's, not two more; a savepoint nothing ran in
- * is never sent. A write whose answer is not needed either (an Idempotency-Key's stored answer)
- * can be queued the same way (`writeLater`): its failure fails the statement it rides with, or
- * the commit, so the transaction never commits without it.
+ * is never sent. A write whose answer is not needed either (an Idempotency-Key's stored answer,
+ * a sent send's webhook deliveries) can be queued the same way (`writeLater`): its failure fails
+ * the write it goes out with, or the commit, so the transaction never commits without it.
  *
- * A failure of a queued statement is reported by the statement it was written with. On SQLite
- * (no such connection) every one of these runs at once, as before.
+ * A queued statement's failure is QueuedStatementFailed, the transaction's and not the next
+ * statement's. On SQLite (no such connection) every one of these runs at once, as before.
  */
 
 /** A Kysely on one connection in a transaction (transaction.ts's Tx, which imports this file). */
@@ -22,12 +23,6 @@ type Tx = Kysely<Database>;
 
 /** Sends a pipeline's statements in ONE write inside the transaction (pipeline.ts). */
 export type Pipeline = (queries: readonly CompiledQuery[]) => Promise<QueryResult<unknown>[]>;
-
-/** A client of the pool that can name its statements (prepared-statements.ts's PreparingClient). */
-interface NamingClient {
-  statementName?(text: string): string | undefined;
-  forgetNamesIfStale?(err: unknown): void;
-}
 
 /** Marks an error raised before anything of a write was sent: the connection is as it was. */
 const NOTHING_SENT = Symbol('nothing sent');
@@ -199,11 +194,17 @@ export function deferringConnection(client: pg.PoolClient): DeferringConnection 
   return connection;
 }
 
+/** A PostgreSQL Db's pool (connect.ts sets both of its pools; SQLite has none). */
+export function poolOf(pool: pg.Pool | undefined): pg.Pool {
+  if (!pool) throw new Error('a PostgreSQL transaction needs the pool of db/connect.ts');
+  return pool;
+}
+
 /**
  * Runs fn in one transaction on a connection of `pool`: its BEGIN (`begin`, e.g. with an
  * isolation level) goes with its first statement, its COMMIT after the last (with anything
- * queued). A unit that wrote nothing (and queued no write) costs no round trip. Committed when fn resolves, rolled
- * back when it throws. A connection left in an unknown state (a failure the server did not
+ * queued). A unit that wrote nothing (and queued no write) costs no round trip. Committed when
+ * fn resolves, rolled back when it throws. A connection left in an unknown state (a failure the server did not
  * answer) is closed rather than given back to the pool.
  */
 export async function inPgTransaction<T>(pool: pg.Pool, fn: (connection: DeferringConnection) => Promise<T>, begin = 'begin'): Promise<T> {

@@ -1,6 +1,6 @@
 import type { CompiledQuery, QueryResult } from 'kysely';
 import type { Db } from './connect.js';
-import { answeredByServer, deferringConnection, inPgTransaction, type Pipeline } from './pg-transaction.js';
+import { answeredByServer, deferringConnection, inPgTransaction, type Pipeline, poolOf } from './pg-transaction.js';
 import type { Tx } from './transaction.js';
 
 /**
@@ -26,8 +26,7 @@ export function failedStatementIndex(err: unknown): number {
  * (pg-transaction.ts: the BEGIN goes with the first statement).
  */
 export async function inPipelinedTransaction<T>(db: Db, fn: (tx: Tx, pipeline: Pipeline) => Promise<T>): Promise<T> {
-  if (!db.pool) throw new Error('a pipelined transaction needs PostgreSQL');
-  return inPgTransaction(db.pool, (connection) => fn(connection.kysely, connection.pipeline));
+  return inPgTransaction(poolOf(db.pool), (connection) => fn(connection.kysely, connection.pipeline));
 }
 
 /**
@@ -36,8 +35,7 @@ export async function inPipelinedTransaction<T>(db: Db, fn: (tx: Tx, pipeline: P
  * write of several statements that need no answer in between (the events batch's inserts).
  */
 export async function inOneRoundTrip(db: Db, queries: readonly CompiledQuery[]): Promise<QueryResult<unknown>[]> {
-  if (!db.pool) throw new Error('a pipeline needs PostgreSQL');
-  const client = await db.pool.connect();
+  const client = await poolOf(db.pool).connect();
   const connection = deferringConnection(client);
   connection.start();
   let unusable: Error | undefined;

@@ -1,5 +1,6 @@
 import type { PostgresPool, PostgresPoolClient } from 'kysely';
 import type pg from 'pg';
+import type { NamingClient } from './prepared-statements.js';
 import { type GroupedStatement, preparedValues, refusedByServer, submitGroup } from './statement-group.js';
 
 /**
@@ -58,11 +59,6 @@ export interface GroupCommitCounts {
   groups: number;
   /** Groups rolled back by the server, whose statements ran again alone. */
   rolledBack: number;
-}
-
-/** A client of the pool that can name its statements (prepared-statements.ts's PreparingClient). */
-interface NamingClient {
-  statementName?(text: string): string | undefined;
 }
 
 export class GroupCommit {

@@ -28,6 +28,15 @@ import { type Description, describedOnce, rememberDescription } from './describe
  * max_prepared_statements).
  */
 
+/**
+ * What a caller that writes statements itself (a group commit, a pipeline) needs of a pool's
+ * client: PreparingClient's names, absent on a plain pg.Client (prepared statements off).
+ */
+export interface NamingClient {
+  statementName?(text: string): string | undefined;
+  forgetNamesIfStale?(err: unknown): void;
+}
+
 /** Distinct statement texts named per pool (each connection prepares at most these). */
 const MAX_NAMED = 200;
 /** Texts seen once, remembered to spot the second run; forgotten all at once when full. */

@@ -1,8 +1,7 @@
 import { type Kysely, sql } from 'kysely';
-import type pg from 'pg';
 import type { Db } from './connect.js';
 import type { GroupStatements } from './group-statements.js';
-import { inPgTransaction } from './pg-transaction.js';
+import { inPgTransaction, poolOf } from './pg-transaction.js';
 import type { Database } from './schema.js';
 import type { WalSync } from './wal-sync.js';
 
@@ -33,12 +32,6 @@ export type Durability = 'disk' | 'wal';
 export async function inTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>, durability: Durability = 'disk'): Promise<T> {
   if (db.engine === 'sqlite') return commitGroupOf(db).run(fn, false, durability);
   return inPgTransaction(poolOf(db.pool), (connection) => fn(connection.kysely));
-}
-
-/** A PostgreSQL Db's pool (connect.ts sets both of its pools). */
-function poolOf(pool: pg.Pool | undefined): pg.Pool {
-  if (!pool) throw new Error('a PostgreSQL database without its pool');
-  return pool;
 }
 
 /**
